@@ -1,0 +1,1 @@
+"""Evaluators: score anyone's samples for each task (one module per task)."""

@@ -1,0 +1,1 @@
+"""Leaderboard: every result, the paper's numbers and our baselines side by side."""

@@ -1,0 +1,110 @@
+"""Loading a generated dataset (a directory of shards, or one shard) into memory."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import ChecksumError, SrmBenchError
+from .shards import ContentHasher, read_manifest, read_shard
+
+
+@dataclass
+class Dataset:
+    """A whole dataset: the compact items concatenated over shards, shared arrays, images.
+
+    ``images(idx)`` returns stored images where the shards hold them and renders them from
+    the compact form otherwise (same bytes either way).
+    """
+
+    path: Path
+    task: str
+    split: str
+    seed: int
+    task_version: int
+    config: dict[str, Any]
+    content_sha256: str
+    items: dict[str, np.ndarray]
+    shared: dict[str, np.ndarray]
+    stored_images: np.ndarray | None = None
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return self.count
+
+    @property
+    def count(self) -> int:
+        return int(next(iter(self.items.values())).shape[0])
+
+    def subset_items(self, idx: np.ndarray | slice) -> dict[str, np.ndarray]:
+        return {k: v[idx] for k, v in self.items.items()}
+
+    def images(self, idx: np.ndarray | slice | None = None) -> np.ndarray:
+        idx = slice(None) if idx is None else idx
+        if self.stored_images is not None:
+            return self.stored_images[idx]
+        from .generation import get_generator
+
+        gen = get_generator(self.task)
+        return gen.render(self.config, self.shared, self.subset_items(idx))
+
+    def source(self) -> dict[str, Any]:
+        return dict(self.manifest.get("source") or {})
+
+
+def load_dataset(path: str | Path, *, verify: bool = False, images: bool = True) -> Dataset:
+    """Load a dataset directory (with ``manifest.json``) or a single shard file.
+
+    With ``verify`` every shard is re-hashed and the dataset hash is checked against the
+    manifest.
+
+    Raises:
+        SrmBenchError: missing or damaged files, shards of mixed datasets.
+        ChecksumError: with ``verify``, a hash mismatch.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise SrmBenchError(f"{path}: no such file or directory")
+    manifest: dict[str, Any] = {}
+    if path.is_dir():
+        manifest = read_manifest(path)
+        files = [path / s["file"] for s in manifest["shards"]]
+        for f in files:
+            if not f.exists():
+                raise SrmBenchError(f"{f}: listed in the manifest but missing; regenerate the dataset")
+    else:
+        files = [path]
+    hasher = ContentHasher()
+    parts: dict[str, list[np.ndarray]] = {}
+    image_parts: list[np.ndarray] = []
+    first = None
+    for i, f in enumerate(files):
+        shard = read_shard(f, verify=verify, derived=images)
+        if manifest:
+            entry = manifest["shards"][i]
+            if shard.attrs["content_sha256"] != entry["content_sha256"] or int(shard.attrs["index_start"]) != entry["index_start"]:
+                raise ChecksumError(f"{f}: does not match its manifest entry (hash or position); the file was replaced or altered, regenerate the dataset")
+        if first is None:
+            first = shard.attrs
+        elif (shard.attrs["task"], shard.attrs["split"], shard.attrs["seed"], shard.attrs["config"]) != (
+            first["task"], first["split"], first["seed"], first["config"]):
+            raise SrmBenchError(f"{f}: belongs to another dataset than {files[0].name}")
+        hasher.update(shard.items, shard.shared)
+        for k, v in shard.items.items():
+            parts.setdefault(k, []).append(v)
+        if "images" in shard.derived:
+            image_parts.append(shard.derived["images"])
+        shared = shard.shared
+    assert first is not None
+    digest = hasher.hexdigest()
+    if manifest and digest != manifest["content_sha256"]:
+        raise ChecksumError(f"{path}: dataset hash {digest[:12]}... does not match the manifest's {manifest['content_sha256'][:12]}...; regenerate the dataset")
+    stored = np.concatenate(image_parts) if image_parts and len(image_parts) == len(files) else None
+    return Dataset(
+        path=path, task=first["task"], split=first["split"], seed=int(first["seed"]),
+        task_version=int(first["task_version"]), config=first["config"], content_sha256=digest,
+        items={k: np.concatenate(v) for k, v in parts.items()}, shared=shared,
+        stored_images=stored, manifest=manifest,
+    )

@@ -1,0 +1,258 @@
+"""Evaluation driver shared by every task: read samples, find the puzzles, score, write a result.
+
+A task plugs in by subclassing :class:`TaskEvaluator` (pure scoring, no I/O).
+"""
+from __future__ import annotations
+
+import logging
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+
+from .dataset import Dataset, load_dataset
+from .errors import SrmBenchError
+from .registry import TaskSpec, get_task
+from .results import Metric, Result, mean_metric, rate_metric, stamp, write_result
+from .samples import Samples, read_samples
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    kind: Literal["rate", "mean"]
+    higher_is_better: bool
+    description: str
+
+
+class TaskEvaluator:
+    """Base class of a task's evaluator: declares its metrics and scores uint8 NHWC images."""
+
+    task: ClassVar[str]
+    name: ClassVar[str]
+    version: ClassVar[int]
+    metrics: ClassVar[dict[str, MetricInfo]]
+
+    def weights_sha256(self) -> str | None:
+        return None
+
+    def score(
+        self,
+        images: np.ndarray,
+        *,
+        reference: Dataset | None,
+        index: np.ndarray | None,
+        device: str = "cpu",
+        batch_size: int = 256,
+        progress: bool = False,
+    ) -> dict[str, np.ndarray]:
+        """Per-sample columns: one per declared metric (bool for rates), plus any extras."""
+        raise NotImplementedError
+
+
+def get_evaluator(task: str) -> TaskEvaluator:
+    return get_task(task).evaluator_module().EVALUATOR
+
+
+def aggregate(evaluator: TaskEvaluator, per_sample: dict[str, np.ndarray]) -> dict[str, Metric]:
+    """Metric values with 95% intervals (Wilson for rates, normal for means)."""
+    out: dict[str, Metric] = {}
+    for name, info in evaluator.metrics.items():
+        col = per_sample[name]
+        out[name] = rate_metric(col, info.higher_is_better) if info.kind == "rate" else mean_metric(col, info.higher_is_better)
+    return out
+
+
+def _spec_from(task: str | None, path: Path):
+    def resolve(attrs: dict[str, Any]) -> TaskSpec:
+        name = task or attrs.get("task")
+        if not name:
+            raise SrmBenchError(f"{path}: the samples do not name their task; pass --task (and --split)")
+        if task and attrs.get("task") and attrs["task"] != task:
+            raise SrmBenchError(f"{path}: samples are of task {attrs['task']!r}, not {task!r}; drop --task or fix it")
+        return get_task(name)
+
+    return resolve
+
+
+def resolve_reference(spec: TaskSpec, split: str, samples: Samples, reference: str | Path | None,
+                      progress: bool) -> Dataset | None:
+    """The puzzle set the samples refer to: ``--reference`` or the canonical test set."""
+    want = samples.attrs.get("dataset_sha256")
+    if reference is not None:
+        ds = load_dataset(reference)
+        if ds.task != spec.name or ds.split != split:
+            raise SrmBenchError(f"{reference}: is {ds.task}/{ds.split}, but the samples are {spec.name}/{split}")
+        if want and want != ds.content_sha256:
+            raise SrmBenchError(
+                f"{reference}: dataset hash {ds.content_sha256[:12]}... differs from the samples' {want[:12]}...; "
+                "the samples were made for another puzzle set"
+            )
+        return ds
+    from .canonical import canonical_dataset, pinned
+
+    pin = pinned(spec.name, split)
+    if pin is None:
+        if spec.conditional:
+            raise SrmBenchError(f"no canonical {spec.name}/{split} set; pass --reference DIR with the puzzles the samples solve")
+        return None
+    if want and want != pin["content_sha256"]:
+        if spec.conditional:
+            raise SrmBenchError(
+                f"the samples refer to dataset {want[:12]}..., not the canonical {spec.name}/{split} set; "
+                "pass --reference DIR with that dataset"
+            )
+        return None
+    return canonical_dataset(spec.name, split, progress=progress)
+
+
+def evaluate(
+    path: str | Path,
+    *,
+    task: str | None = None,
+    split: str | None = None,
+    reference: str | Path | None = None,
+    value_range: str | None = None,
+    out: str | Path | None = "results",
+    model: str | None = None,
+    provenance: str | None = None,
+    device: str = "cpu",
+    batch_size: int = 256,
+    progress: bool = False,
+) -> Result:
+    """Score a samples file and write one result JSON (plus a per-sample CSV) under ``out``.
+
+    Args:
+        path: samples HDF5, ``.npz`` with ``arr_0``, or a folder of PNGs named by index.
+        task, split: needed only when the input does not name them (npz, PNG folders).
+        reference: dataset directory of the puzzles (default: the canonical test set).
+        value_range: ``"0,1"`` or ``"-1,1"`` for float samples (uint8 needs none).
+        out: results directory; ``None`` writes nothing.
+        model: model name for the leaderboard (default: the file's ``model`` attr or its stem).
+        provenance: ``user`` (default), ``baseline`` or ``oracle``.
+
+    Returns:
+        The result dict (see docs/results.md).
+
+    Raises:
+        SrmBenchError: any bad input, with one line saying what and how to fix it.
+    """
+    path = Path(path)
+    t0 = time.perf_counter()
+    samples = read_samples(path, _spec_from(task, path), value_range)
+    spec = _spec_from(task, path)(samples.attrs)
+    split = split or samples.attrs.get("split")
+    if not split:
+        raise SrmBenchError(f"{path}: the samples do not name their split; pass --split ({', '.join(spec.test_splits)})")
+    if samples.attrs.get("split") and samples.attrs["split"] != split:
+        raise SrmBenchError(f"{path}: samples are of split {samples.attrs['split']!r}, not {split!r}; drop --split or fix it")
+    spec.check_split(split)
+    ref = resolve_reference(spec, split, samples, reference, progress)
+    index = samples.index
+    n = samples.images.shape[0]
+    if spec.conditional:
+        assert ref is not None
+        if index is None:
+            if n != ref.count:
+                raise SrmBenchError(
+                    f"{path}: {n} samples but the {spec.name}/{split} set has {ref.count} puzzles; "
+                    "give one sample per puzzle, or an 'index' dataset naming each sample's puzzle"
+                )
+            index = np.arange(n)
+        if index.min() < 0 or index.max() >= ref.count:
+            raise SrmBenchError(f"{path}: 'index' values must lie in [0, {ref.count - 1}] (found {index.min()}..{index.max()})")
+    evaluator = get_evaluator(spec.name)
+    per_sample = evaluator.score(samples.images, reference=ref, index=index, device=device,
+                                 batch_size=batch_size, progress=progress)
+    metrics = aggregate(evaluator, per_sample)
+    attrs_model = samples.attrs.get("model") if isinstance(samples.attrs.get("model"), dict) else {}
+    model_ref = dict(attrs_model)
+    model_ref["name"] = model or attrs_model.get("name") or path.stem
+    model_ref["provenance"] = provenance or attrs_model.get("provenance") or "user"
+    result: Result = {
+        "task": spec.name,
+        "split": split,
+        "dataset": {
+            "task_version": ref.task_version if ref else None,
+            "seed": ref.seed if ref else None,
+            "count": ref.count if ref else None,
+            "content_sha256": ref.content_sha256 if ref else samples.attrs.get("dataset_sha256"),
+            "source": ref.source() if ref else dict(samples.attrs.get("source") or {}),
+        },
+        "evaluator": {"name": evaluator.name, "version": evaluator.version, "weights_sha256": evaluator.weights_sha256()},
+        "model": model_ref,  # type: ignore[typeddict-item]
+        "samples": {"path": str(path), "sha256": _samples_sha(samples.images), "count": int(n)},
+        "metrics": metrics,
+        "seed": ref.seed if ref else None,
+        "config": {"value_range": value_range, "device": device},
+        "per_sample_file": None,
+    }
+    stamp(result)
+    if out is not None:
+        result = _write(result, per_sample, index, Path(out))
+    log.info("scored %d samples in %.2f s", n, time.perf_counter() - t0)
+    return result
+
+
+def _samples_sha(images: np.ndarray) -> str:
+    from .shards import array_sha256
+
+    return array_sha256(images)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")[:60] or "model"
+
+
+def _write(result: Result, per_sample: dict[str, np.ndarray], index: np.ndarray | None, out: Path) -> Result:
+    import pandas as pd
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SrmBenchError(f"{out}: cannot create the results directory ({exc.strerror}); pass another --out") from None
+    stamp_ = result["created"].replace(":", "").replace("-", "").replace("+0000", "Z")
+    base = f"{result['task']}-{result['split']}-{_slug(result['model']['name'])}-{stamp_}"
+    k = 0
+    while (out / f"{base}.json").exists():
+        k += 1
+        base = f"{base.rsplit('~', 1)[0]}~{k}"
+    csv = out / f"{base}.per_sample.csv"
+    frame = pd.DataFrame({"sample": np.arange(len(next(iter(per_sample.values()))))})
+    if index is not None:
+        frame["puzzle"] = index
+    for k2, v in per_sample.items():
+        frame[k2] = v
+    from .shards import atomic_path
+    import os
+
+    tmp = atomic_path(csv)
+    try:
+        frame.to_csv(tmp, index=False, float_format="%.6g")
+        os.replace(tmp, csv)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise SrmBenchError(f"{out}: cannot write results ({exc.strerror}); pass another --out") from None
+    result["per_sample_file"] = csv.name
+    try:
+        write_result(result, out / f"{base}.json")
+    except OSError as exc:
+        csv.unlink(missing_ok=True)
+        raise SrmBenchError(f"{out}: cannot write results ({exc.strerror}); pass another --out") from None
+    result["_path"] = str(out / f"{base}.json")  # type: ignore[typeddict-unknown-key]
+    return result
+
+
+def format_table(result: Result) -> str:
+    """A plain-text table of one result's metrics."""
+    lines = [f"{result['task']} / {result['split']}  model={result['model']['name']}  n={result['samples']['count']}"]
+    width = max(len(k) for k in result["metrics"])
+    for name, m in result["metrics"].items():
+        arrow = "↑" if m["higher_is_better"] else "↓"
+        ci = f"[{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}]" if m.get("ci95") else ""
+        lines.append(f"  {name:<{width}} {arrow} {m['value']:8.3f}  95% CI {ci}")
+    return "\n".join(lines)

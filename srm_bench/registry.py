@@ -1,0 +1,106 @@
+"""Typed registries with helpful errors, and the registry of benchmark tasks.
+
+Task entries name their generator and evaluator modules as strings so that importing the
+registry (and so ``srm-bench --help``) never imports torch or a task implementation.
+"""
+from __future__ import annotations
+
+import difflib
+import importlib
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Generic, Iterator, TypeVar
+
+from .errors import SrmBenchError
+
+T = TypeVar("T")
+
+
+class Registry(Generic[T]):
+    """A name -> entry mapping whose unknown-name error lists the valid names.
+
+    Example:
+        >>> r = Registry[int]("colour"); r.register("red", 1); r.get("red")
+        1
+    """
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._entries: dict[str, T] = {}
+
+    def register(self, name: str, entry: T) -> T:
+        if name in self._entries:
+            raise ValueError(f"{self.kind} {name!r} is already registered")
+        self._entries[name] = entry
+        return entry
+
+    def get(self, name: str) -> T:
+        """Return the entry, or raise SrmBenchError naming the valid ones and the closest."""
+        try:
+            return self._entries[name]
+        except KeyError:
+            valid = ", ".join(self._entries)
+            close = difflib.get_close_matches(name, list(self._entries), n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise SrmBenchError(f"unknown {self.kind} {name!r}; valid: {valid}.{hint}") from None
+
+    def names(self) -> list[str]:
+        return list(self._entries)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """What every subsystem needs to know about one benchmark task."""
+
+    name: str
+    generator: str  # module path under srm_bench.generators
+    evaluator: str  # module path under srm_bench.evaluators
+    splits: tuple[str, ...]  # all splits, training first
+    test_splits: tuple[str, ...]  # splits that have a canonical, hash-pinned version
+    image_shape: tuple[int, int, int]  # (H, W, C) of one image, uint8
+    patch_size: int  # side of one spatial variable in pixels
+    conditional: bool  # samples refer to a puzzle of the test split (Sudoku) or not
+    summary: str = ""
+    aliases: tuple[str, ...] = field(default=())
+
+    def check_split(self, split: str) -> str:
+        if split not in self.splits:
+            raise SrmBenchError(
+                f"unknown split {split!r} for task {self.name!r}; valid: {', '.join(self.splits)}"
+            )
+        return split
+
+    def generator_module(self) -> ModuleType:
+        return importlib.import_module(self.generator)
+
+    def evaluator_module(self) -> ModuleType:
+        return importlib.import_module(self.evaluator)
+
+
+TASKS: Registry[TaskSpec] = Registry("task")
+
+TASKS.register(
+    "sudoku",
+    TaskSpec(
+        name="sudoku",
+        generator="srm_bench.generators.sudoku",
+        evaluator="srm_bench.evaluators.sudoku",
+        splits=("train", "easy", "medium", "hard"),
+        test_splits=("easy", "medium", "hard"),
+        image_shape=(252, 252, 1),
+        patch_size=28,
+        conditional=True,
+        summary="MNIST Sudoku: complete a 9x9 grid of MNIST digits so every row, column and box holds 1-9",
+    ),
+)
+
+
+def get_task(name: str) -> TaskSpec:
+    """Look a task up by name (unknown names get a one-line error listing the valid ones)."""
+    return TASKS.get(name)

@@ -1,0 +1,160 @@
+"""The result schema: one indented JSON per evaluation (see docs/results.md).
+
+A result records what was scored (task, split, dataset hash, samples hash), by what
+(evaluator name, version and weights hash), who made the samples (model, sampler,
+provenance) and the metrics, each with its 95% interval.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import subprocess
+from pathlib import Path
+from typing import Any, Literal, Mapping, TypedDict
+
+import numpy as np
+
+from . import __version__
+from .errors import SrmBenchError
+from .shards import write_json_atomic
+from .stats import mean_interval, wilson_interval
+
+SCHEMA = "srm-bench/result"
+SCHEMA_VERSION = 1
+PROVENANCES = ("paper", "oracle", "baseline", "user")
+
+
+class Metric(TypedDict):
+    value: float
+    ci95: list[float] | None  # [low, high], None where not known (paper figures)
+    n: int | None
+    kind: Literal["rate", "mean"]
+    higher_is_better: bool
+
+
+class DatasetRef(TypedDict, total=False):
+    task_version: int
+    seed: int | None
+    count: int | None
+    content_sha256: str | None
+    source: dict[str, Any]  # digit source / background source: results on different sources never mix
+
+
+class EvaluatorRef(TypedDict, total=False):
+    name: str
+    version: int
+    weights_sha256: str | None
+
+
+class ModelRef(TypedDict, total=False):
+    name: str
+    provenance: Literal["paper", "oracle", "baseline", "user"]
+    sampler: dict[str, Any]  # e.g. {"name": "sequential", "order": "predicted", "overlap": 0.1, "eta": 1, "steps": 1000}
+    training: dict[str, Any]  # e.g. {"steps": 20000, "batch": 256, "gpu_hours": 0.3}
+    reference: str  # for paper entries: "Table 1, row 'SRM Predicted Order w/o Overlap'"
+
+
+class Result(TypedDict, total=False):
+    schema: str
+    schema_version: int
+    task: str
+    split: str
+    dataset: DatasetRef
+    evaluator: EvaluatorRef
+    model: ModelRef
+    samples: dict[str, Any]  # {"path": str, "sha256": str, "count": int}
+    metrics: dict[str, Metric]
+    seed: int | None
+    config: dict[str, Any]
+    per_sample_file: str | None
+    srm_bench_version: str
+    git_revision: str | None
+    created: str
+
+
+def rate_metric(flags: np.ndarray, higher_is_better: bool = True) -> Metric:
+    flags = np.asarray(flags, dtype=bool)
+    lo, hi = wilson_interval(int(flags.sum()), int(flags.size))
+    return Metric(value=float(flags.mean()), ci95=[lo, hi], n=int(flags.size), kind="rate",
+                  higher_is_better=higher_is_better)
+
+
+def mean_metric(values: np.ndarray, higher_is_better: bool) -> Metric:
+    values = np.asarray(values, dtype=np.float64)
+    lo, hi = mean_interval(values)
+    return Metric(value=float(values.mean()), ci95=[lo, hi], n=int(values.size), kind="mean",
+                  higher_is_better=higher_is_better)
+
+
+def git_revision() -> str | None:
+    """The git revision of the source tree srm-bench runs from, if it is a git checkout."""
+    try:
+        here = Path(__file__).resolve().parent
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
+        return out.stdout.strip() or None if out.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def stamp(result: Result) -> Result:
+    """Fill in schema, versions, git revision and creation time."""
+    result.setdefault("schema", SCHEMA)
+    result.setdefault("schema_version", SCHEMA_VERSION)
+    result.setdefault("srm_bench_version", __version__)
+    result.setdefault("git_revision", git_revision())
+    result.setdefault("created", _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat())
+    return result
+
+
+def validate_result(obj: Any, where: str = "result") -> Result:
+    """Check a decoded result JSON; raise SrmBenchError with one line naming the problem."""
+    if not isinstance(obj, Mapping):
+        raise SrmBenchError(f"{where}: not a JSON object")
+    if obj.get("schema") != SCHEMA:
+        raise SrmBenchError(f"{where}: not an srm-bench result (schema is {obj.get('schema')!r})")
+    version = obj.get("schema_version")
+    if not isinstance(version, int) or version < 1:
+        raise SrmBenchError(f"{where}: bad schema_version {version!r}")
+    if version > SCHEMA_VERSION:
+        raise SrmBenchError(f"{where}: schema version {version} is newer than this srm-bench reads ({SCHEMA_VERSION}); upgrade srm-bench")
+    for key in ("task", "split", "metrics", "model"):
+        if key not in obj:
+            raise SrmBenchError(f"{where}: missing {key!r}")
+    model = obj["model"]
+    if not isinstance(model, Mapping) or "name" not in model:
+        raise SrmBenchError(f"{where}: 'model' must be an object with a 'name'")
+    if model.get("provenance") not in PROVENANCES:
+        raise SrmBenchError(f"{where}: model.provenance must be one of {', '.join(PROVENANCES)} (got {model.get('provenance')!r})")
+    metrics = obj["metrics"]
+    if not isinstance(metrics, Mapping) or not metrics:
+        raise SrmBenchError(f"{where}: 'metrics' must be a non-empty object")
+    for name, m in metrics.items():
+        if not isinstance(m, Mapping) or not isinstance(m.get("value"), (int, float)) or isinstance(m.get("value"), bool):
+            raise SrmBenchError(f"{where}: metric {name!r} has no numeric 'value'")
+        ci = m.get("ci95")
+        if ci is not None and (not isinstance(ci, list) or len(ci) != 2 or not all(isinstance(c, (int, float)) for c in ci)):
+            raise SrmBenchError(f"{where}: metric {name!r} has a malformed 'ci95' (want [low, high] or null)")
+        if not isinstance(m.get("higher_is_better"), bool):
+            raise SrmBenchError(f"{where}: metric {name!r} lacks a boolean 'higher_is_better'")
+    return obj  # type: ignore[return-value]
+
+
+def load_result(path: str | Path) -> Result:
+    path = Path(path)
+    try:
+        obj = json.loads(path.read_text())
+    except OSError as exc:
+        raise SrmBenchError(f"{path}: cannot read ({exc.strerror})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SrmBenchError(f"{path}: not valid JSON ({exc})") from None
+    return validate_result(obj, str(path))
+
+
+def write_result(result: Result, path: str | Path) -> Path:
+    """Validate and write a result JSON atomically (refuses to overwrite an existing file)."""
+    path = Path(path)
+    validate_result(result, str(path))
+    if path.exists():
+        raise SrmBenchError(f"{path}: exists; results are never overwritten, choose another --out")
+    write_json_atomic(path, result)
+    return path

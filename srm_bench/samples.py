@@ -1,0 +1,236 @@
+"""Reading and writing samples files: the inputs that evaluators score.
+
+Accepted inputs (see docs/format.md):
+
+- our samples HDF5: dataset ``samples`` (uint8, or float with a declared ``range`` attr),
+  optional ``index`` into the puzzle set, root attrs naming ``task``, ``split`` and
+  ``dataset_sha256`` (and optionally ``model`` as JSON);
+- ``.npz`` with ``arr_0`` (uint8 NHWC, as guided-diffusion and DiT write it);
+- a folder of PNGs named by index (``0.png``, ``1.png`` ... or ``000123.png``).
+
+Everything is normalised to uint8 ``(N, H, W, C)``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import SrmBenchError
+from .registry import TaskSpec
+from .shards import atomic_path
+
+RANGES = {"0,1": (0.0, 1.0), "-1,1": (-1.0, 1.0), "0,255": (0.0, 255.0)}
+SAMPLES_FORMAT = "srm-bench-samples"
+
+
+@dataclass
+class Samples:
+    """Samples read from disk, normalised to uint8 NHWC."""
+
+    images: np.ndarray
+    index: np.ndarray | None = None
+    attrs: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+
+def parse_range(value: str | tuple[float, float] | None) -> tuple[float, float] | None:
+    if value is None or isinstance(value, tuple):
+        return value
+    key = value.replace(" ", "")
+    if key not in RANGES:
+        raise SrmBenchError(f"unknown value range {value!r}; use one of {', '.join(RANGES)}")
+    return RANGES[key]
+
+
+def to_uint8(arr: np.ndarray, value_range: tuple[float, float] | None, where: str) -> np.ndarray:
+    """Convert samples to uint8, refusing floats without a declared range and NaN/inf."""
+    if arr.dtype == np.uint8:
+        return arr
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
+        raise SrmBenchError(f"{where}: samples have dtype {arr.dtype}; give uint8 in [0, 255] or floats with --range")
+    if np.issubdtype(arr.dtype, np.integer):
+        if arr.min(initial=0) < 0 or arr.max(initial=0) > 255:
+            raise SrmBenchError(f"{where}: integer samples must lie in [0, 255] (found {arr.min()}..{arr.max()})")
+        return arr.astype(np.uint8)
+    if value_range is None:
+        raise SrmBenchError(f"{where}: float samples need a declared value range; pass --range 0,1 or --range -1,1")
+    if not np.isfinite(arr).all():
+        bad = int((~np.isfinite(arr)).any(axis=tuple(range(1, arr.ndim))).sum())
+        raise SrmBenchError(f"{where}: {bad} sample(s) contain NaN or inf; fix the sampler or drop them")
+    lo, hi = value_range
+    slack = 0.01 * (hi - lo)
+    if arr.min() < lo - slack or arr.max() > hi + slack:
+        raise SrmBenchError(
+            f"{where}: float samples span [{arr.min():.3g}, {arr.max():.3g}], outside the declared range "
+            f"[{lo:g}, {hi:g}]; pass the right --range"
+        )
+    scaled = (arr.astype(np.float64) - lo) / (hi - lo) * 255.0
+    return np.clip(np.rint(scaled), 0, 255).astype(np.uint8)
+
+
+def to_nhwc(arr: np.ndarray, spec: TaskSpec, where: str) -> np.ndarray:
+    """Bring (N,H,W), (N,H,W,C) or (N,C,H,W) to (N,H,W,C) and check it against the task."""
+    h, w, c = spec.image_shape
+    if arr.ndim == 3:
+        arr = arr[..., None]
+    if arr.ndim != 4:
+        raise SrmBenchError(f"{where}: samples must be (N,H,W), (N,H,W,C) or (N,C,H,W); got shape {arr.shape}")
+    if arr.shape[1:] == (h, w, c):
+        out = arr
+    elif arr.shape[1:] == (c, h, w):
+        out = np.moveaxis(arr, 1, -1)
+    else:
+        raise SrmBenchError(
+            f"{where}: {spec.name} samples must be {h}x{w} with {c} channel(s); got shape {arr.shape[1:]}"
+        )
+    if out.shape[0] == 0:
+        raise SrmBenchError(f"{where}: holds no samples")
+    return np.ascontiguousarray(out)
+
+
+def read_samples(path: str | Path, spec_for: Any, value_range: str | None = None) -> Samples:
+    """Read a samples file of any accepted kind.
+
+    ``spec_for`` maps the attrs found (or ``None``) to the TaskSpec to check against; this
+    lets HDF5 inputs name their own task.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise SrmBenchError(f"{path}: no such file or directory")
+    if path.is_dir():
+        raw, attrs, index = _read_png_dir(path), {}, None
+    elif path.suffix == ".npz":
+        raw, attrs, index = _read_npz(path)
+    else:
+        raw, attrs, index = _read_h5(path)
+    spec = spec_for(attrs)
+    rng = parse_range(value_range) if value_range is not None else parse_range(attrs.get("range"))
+    images = to_nhwc(to_uint8(raw, rng, str(path)), spec, str(path))
+    if index is not None:
+        index = np.asarray(index)
+        if index.shape != (images.shape[0],) or not np.issubdtype(index.dtype, np.integer):
+            raise SrmBenchError(f"{path}: 'index' must be an integer vector with one entry per sample ({images.shape[0]}); got {index.dtype} {index.shape}")
+    return Samples(images=images, index=index, attrs=attrs, path=path)
+
+
+def _read_h5(path: Path) -> tuple[np.ndarray, dict[str, Any], np.ndarray | None]:
+    import h5py
+
+    try:
+        f = h5py.File(path, "r")
+    except OSError as exc:
+        raise SrmBenchError(f"{path}: not a readable HDF5 file ({str(exc).splitlines()[0]}); is it truncated, or an .npz/PNG folder?") from None
+    with f:
+        key = "samples" if "samples" in f else ("images" if "images" in f else None)
+        if key is None:
+            raise SrmBenchError(f"{path}: no 'samples' dataset; an srm-bench dataset directory is scored with its own solutions via 'srm-bench evaluate DIR --reference DIR'")
+        try:
+            raw = f[key][()]
+            index = f["index"][()] if "index" in f else None
+        except OSError as exc:
+            raise SrmBenchError(f"{path}: damaged or truncated ({exc})") from None
+        attrs = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in f.attrs.items()}
+    for k, v in list(attrs.items()):
+        if isinstance(v, bytes):
+            attrs[k] = v.decode()
+    if isinstance(attrs.get("model"), str):
+        try:
+            attrs["model"] = json.loads(attrs["model"])
+        except json.JSONDecodeError:
+            raise SrmBenchError(f"{path}: attr 'model' is not valid JSON") from None
+    return raw, attrs, index
+
+
+def _read_npz(path: Path) -> tuple[np.ndarray, dict[str, Any], np.ndarray | None]:
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if "arr_0" not in z:
+                raise SrmBenchError(f"{path}: .npz must hold the samples as 'arr_0' (found {', '.join(z.files) or 'nothing'})")
+            raw = z["arr_0"]
+            index = z["index"] if "index" in z else None
+    except (OSError, ValueError) as exc:
+        raise SrmBenchError(f"{path}: not a readable .npz ({exc})") from None
+    return raw, {}, index
+
+
+_PNG_NAME = re.compile(r"^(\d+)\.png$", re.IGNORECASE)
+
+
+def _read_png_dir(path: Path) -> np.ndarray:
+    from PIL import Image
+
+    files = sorted(((int(m.group(1)), p) for p in path.iterdir() if (m := _PNG_NAME.match(p.name))))
+    if not files:
+        raise SrmBenchError(f"{path}: holds no PNG files named by index (0.png, 1.png, ...)")
+    idx = [i for i, _ in files]
+    if idx != list(range(len(idx))):
+        raise SrmBenchError(f"{path}: PNG names must be 0..{len(idx) - 1} without gaps (found {idx[0]}..{idx[-1]}, {len(idx)} files)")
+    arrays = []
+    for _, p in files:
+        try:
+            with Image.open(p) as im:
+                arrays.append(np.asarray(im))
+        except OSError as exc:
+            raise SrmBenchError(f"{p}: not a readable PNG ({exc})") from None
+    shapes = {a.shape for a in arrays}
+    if len(shapes) != 1:
+        raise SrmBenchError(f"{path}: PNGs differ in size or mode ({sorted(shapes)[:3]}...)")
+    return np.stack(arrays)
+
+
+def write_samples(
+    path: str | Path,
+    samples: np.ndarray,
+    *,
+    task: str,
+    split: str,
+    dataset_sha256: str | None,
+    index: np.ndarray | None = None,
+    model: dict[str, Any] | None = None,
+    value_range: str | None = None,
+    extra: dict[str, np.ndarray] | None = None,
+    overwrite: bool = False,
+) -> Path:
+    """Write a samples HDF5 atomically, with the attrs that let ``srm-bench evaluate`` score it alone."""
+    import h5py
+
+    path = Path(path)
+    if path.exists() and not overwrite:
+        raise SrmBenchError(f"{path}: exists; choose another -o or delete it")
+    if path.parent and not path.parent.exists():
+        try:
+            path.parent.mkdir(parents=True)
+        except OSError as exc:
+            raise SrmBenchError(f"{path.parent}: cannot create ({exc.strerror})") from None
+    tmp = atomic_path(path)
+    try:
+        with h5py.File(tmp, "w") as f:
+            f.attrs["format"] = SAMPLES_FORMAT
+            f.attrs["task"] = task
+            f.attrs["split"] = split
+            if dataset_sha256:
+                f.attrs["dataset_sha256"] = dataset_sha256
+            if value_range:
+                f.attrs["range"] = value_range
+            if model:
+                f.attrs["model"] = json.dumps(model, sort_keys=True)
+            chunks = (1,) + tuple(samples.shape[1:])
+            f.create_dataset("samples", data=samples, chunks=chunks, compression="gzip", compression_opts=1)
+            if index is not None:
+                f.create_dataset("index", data=np.asarray(index, dtype=np.int64))
+            for name, arr in (extra or {}).items():
+                f.create_dataset(name, data=arr, compression="gzip", compression_opts=1)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise SrmBenchError(f"{path}: cannot write ({exc})") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
