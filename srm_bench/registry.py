@@ -101,6 +101,12 @@ TASKS.register(
 )
 
 
+TASKS.register("even-pixels", TaskSpec(
+    name="even-pixels", generator="srm_bench.generators.even_pixels", evaluator="srm_bench.evaluators.even_pixels",
+    splits=("train", "test"), test_splits=("test",), image_shape=(32, 32, 3), patch_size=4, conditional=False,
+    summary="Even Pixels: 32x32 images with exactly 512 pixels of each of two complementary hues"))
+
+
 def get_task(name: str) -> TaskSpec:
     """Look a task up by name (unknown names get a one-line error listing the valid ones)."""
     return TASKS.get(name)
