@@ -121,12 +121,24 @@ class Table:
         return pd.DataFrame(data, columns=pd.MultiIndex.from_tuples(list(data[0]) if data else []))
 
 
-def _clean(v: Any) -> Any:
-    if isinstance(v, float) and math.isnan(v):
-        return None
-    if isinstance(v, float) and v.is_integer() and abs(v) >= 1000:
-        return int(v)
-    return v
+def _layout_records(frame: pd.DataFrame, layout: Layout) -> list[dict[str, Any]]:
+    """The rows of ``frame`` that can fill a cell of ``layout``, as dicts with None for missing."""
+    if frame.empty:
+        return []
+    sub = frame[frame["task"].isin(layout.tasks)]
+    keep = pd.Series(False, index=sub.index)
+    for c in layout.columns:
+        if c.metric not in sub.columns:
+            continue
+        hit = sub[c.metric].notna()
+        for k, v in c.where:
+            hit &= sub[k] == v
+        keep |= hit
+    metrics = {c.metric for c in layout.columns}
+    wanted = ["task", "split", *IDENTITY, *COMPARABILITY, "tables", "created", "path"]
+    wanted += [f"{m}{suffix}" for m in sorted(metrics) for suffix in ("", "_lo", "_hi")]
+    sub = sub.loc[keep, [c for c in dict.fromkeys(wanted) if c in sub.columns]]
+    return sub.astype(object).where(sub.notna(), None).to_dict("records")
 
 
 def _matches(rec: Mapping[str, Any], where: tuple[tuple[str, Any], ...]) -> bool:
@@ -180,12 +192,8 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
     Returns:
         The table; empty (no rows) when no result fits the layout.
     """
-    if frame.empty:
-        records: list[dict[str, Any]] = []
-    else:
-        sub = frame[frame["task"].isin(layout.tasks)]
-        records = [{k: _clean(v) for k, v in r.items()} for r in sub.to_dict("records")]
-    columns = [c for c in layout.columns]
+    columns = list(layout.columns)
+    records = _layout_records(frame, layout)
     col_fields = {k for c in columns for k, _ in c.where}
     row_fields = [f for f in IDENTITY if f not in col_fields] + [f for f in COMPARABILITY if f not in col_fields]
     cells: dict[tuple, dict[int, list[dict[str, Any]]]] = {}
@@ -349,7 +357,9 @@ def _headers(table: Table) -> list[str]:
 
 
 def render_markdown(tables: list[Table], frame: pd.DataFrame) -> str:
-    out: list[str] = []
+    out: list[str] = ["# srm-bench leaderboard\n",
+                      "Rebuilt from result files by `srm-bench leaderboard`; never edited by hand. "
+                      "Bold: best of its row group (oracles aside); ↑/↓: higher/lower is better.\n"]
     for t in tables:
         out.append(f"## {t.layout.title}\n")
         if not t.rows:

@@ -1,0 +1,126 @@
+"""``srm-bench leaderboard`` and ``srm-bench plot`` (imported lazily by srm_bench.cli)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from srm_bench.errors import SrmBenchError
+
+_RESULTS = click.option(
+    "--results", "-r", "results", multiple=True, type=click.Path(path_type=Path),
+    help="A results folder (searched recursively) or result JSON; repeat for several. Added to the "
+         "paper's figures and the checkout's leaderboard/results/.")
+_NO_PAPER = click.option("--no-paper", is_flag=True, help="Leave out the figures transcribed from the paper.")
+_NO_COMMITTED = click.option("--no-committed", is_flag=True,
+                             help="Leave out the checkout's committed leaderboard/results/.")
+
+
+def _frame(results: tuple[Path, ...], no_paper: bool, no_committed: bool):
+    from .store import default_dirs, load_frame
+
+    return load_frame(default_dirs(results, paper=not no_paper, checkout=not no_committed))
+
+
+def _write_text(text: str, out: Path | None) -> None:
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    from srm_bench.shards import atomic_path
+
+    if not out.parent.exists():
+        raise SrmBenchError(f"{out.parent}: no such directory; create it or choose another -o")
+    tmp = atomic_path(out)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise SrmBenchError(f"{out}: cannot write ({exc.strerror})") from None
+    click.echo(f"wrote {out}", err=True)
+
+
+@click.command(
+    "leaderboard",
+    epilog=(
+        "Examples:\n\n"
+        "\b\n"
+        "  srm-bench leaderboard --task sudoku                   # Table 1 and 4 layouts, paper beside ours\n"
+        "  srm-bench leaderboard -r results/ --format latex      # your results too, as LaTeX\n"
+        "  srm-bench leaderboard --format csv > all.csv          # one row per result, every metric\n"
+        "  srm-bench leaderboard --appendix -o leaderboard/LEADERBOARD.md   # regenerate the committed page\n"
+    ),
+)
+@click.option("--task", "-t", default=None, help="Only this task (sudoku, even-pixels, counting-polygons, ...).")
+@_RESULTS
+@click.option("--format", "-f", "fmt", type=click.Choice(["md", "latex", "csv", "html", "json"]), default="md",
+              show_default=True, help="md/latex/html: the paper's layouts; csv/json: the flat table of results.")
+@click.option("--appendix", is_flag=True, help="Also show the paper's appendix ablations (eta, DiT, cosine, LLMs...).")
+@_NO_PAPER
+@_NO_COMMITTED
+@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+              help="Write to this file (replaced atomically) instead of standard output.")
+def leaderboard(task: str | None, results: tuple[Path, ...], fmt: str, appendix: bool, no_paper: bool,
+                no_committed: bool, out: Path | None) -> None:
+    """Every result side by side with the paper's figures, in the paper's table layouts.
+
+    Reads the packaged paper figures, the checkout's leaderboard/results/ and every --results
+    folder. Bad files (not JSON, not a result, a newer schema, a duplicate) are skipped with one
+    warning line each. Results from different evaluator versions, datasets, background
+    sources or sample counts never share a cell: they get their own rows.
+    """
+    from .tables import render
+
+    frame = _frame(results, no_paper, no_committed)
+    _write_text(render(frame, fmt, task=task, appendix=appendix), out)
+
+
+@click.group("plot")
+def plot() -> None:
+    """Figures from the results: accuracy per difficulty, accuracy vs overlap, sample grids (PNG)."""
+
+
+@plot.command("difficulty")
+@click.option("--task", "-t", default="sudoku", show_default=True, help="Task whose main table to draw.")
+@click.option("--metric", "-m", default="accuracy", show_default=True, help="Metric to draw.")
+@_RESULTS
+@_NO_PAPER
+@_NO_COMMITTED
+@click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="PNG to write.")
+def plot_difficulty_cmd(task: str, metric: str, results: tuple[Path, ...], no_paper: bool, no_committed: bool,
+                        out: Path) -> None:
+    """Accuracy per difficulty, one bar per model and sampler, with 95% error bars."""
+    from .plots import plot_difficulty
+
+    click.echo(f"wrote {plot_difficulty(_frame(results, no_paper, no_committed), task, out, metric=metric, paper=not no_paper)}")
+
+
+@plot.command("overlap")
+@click.option("--task", "-t", default="even-pixels", show_default=True, help="Task to draw.")
+@click.option("--split", "-s", default=None, help="Only this split (default: all, one line each).")
+@click.option("--metric", "-m", default="accuracy", show_default=True, help="Metric to draw.")
+@_RESULTS
+@_NO_COMMITTED
+@click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="PNG to write.")
+def plot_overlap_cmd(task: str, split: str | None, metric: str, results: tuple[Path, ...], no_committed: bool,
+                     out: Path) -> None:
+    """Accuracy vs overlap per order (the paper's Figure 6), from results that record sampler.overlap."""
+    from .plots import plot_overlap
+
+    click.echo(f"wrote {plot_overlap(_frame(results, True, no_committed), task, out, metric=metric, split=split)}")
+
+
+@plot.command("samples")
+@click.argument("result", type=click.Path(path_type=Path))
+@click.option("--samples", "samples_path", type=click.Path(path_type=Path), default=None,
+              help="The samples file scored (default: the path the result records).")
+@click.option("-n", "--count", type=int, default=16, show_default=True, help="How many samples to draw.")
+@click.option("--which", type=click.Choice(["all", "failed", "passed"]), default="all", show_default=True)
+@click.option("--columns", type=int, default=4, show_default=True, help="Images per row.")
+@click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="PNG to write.")
+def plot_samples_cmd(result: Path, samples_path: Path | None, count: int, which: str, columns: int, out: Path) -> None:
+    """A grid of samples with each one's verdict from the per-sample CSV (Sudoku: broken cells in red)."""
+    from .plots import plot_samples
+
+    click.echo(f"wrote {plot_samples(result, out, samples_path=samples_path, count=count, which=which, columns=columns)}")

@@ -1,0 +1,280 @@
+"""Figures from the results store: accuracy per difficulty, accuracy vs overlap, sample grids.
+
+Everything draws on a bare :class:`matplotlib.figure.Figure` (Agg canvas), so no display
+and no global pyplot state are needed. PNGs are written atomically.
+"""
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from srm_bench.errors import SrmBenchError
+from srm_bench.shards import atomic_path
+
+from .store import COMPARABILITY, IDENTITY
+from .tables import build_table, layouts_for
+
+VERDICT_COLUMN = "bad_cells"
+
+
+def _figure(width: float, height: float) -> Any:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), dpi=100, layout="constrained")
+
+
+def _save(fig: Any, out: str | Path) -> Path:
+    out = Path(out)
+    if out.suffix.lower() != ".png":
+        raise SrmBenchError(f"{out}: plots are written as PNG; give a path ending in .png")
+    if not out.parent.exists():
+        raise SrmBenchError(f"{out.parent}: no such directory; create it or choose another -o")
+    tmp = atomic_path(out)
+    try:
+        fig.savefig(tmp, format="png")
+        os.replace(tmp, out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise SrmBenchError(f"{out}: cannot write ({exc.strerror})") from None
+    return out
+
+
+def _row_label(labels: Mapping[str, Any], group: str, knobs: list[str]) -> str:
+    text = f"{labels['model']} · {labels['sampler']}"
+    extra = [f"{k}={labels[k]:g}" if isinstance(labels.get(k), float) else f"{k}={labels[k]}"
+             for k in knobs if labels.get(k) is not None]
+    if labels.get("run"):
+        extra.append(f"run {labels['run']}")
+    if extra:
+        text += f" ({', '.join(extra)})"
+    return text + (" [paper]" if group == "paper" else "")
+
+
+def plot_difficulty(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str = "accuracy",
+                    paper: bool = True) -> Path:
+    """Bars of ``metric`` per difficulty (or per task variant), one bar per sampler row, 95% error bars.
+
+    Args:
+        frame: the flat results frame.
+        task: which task's layout to draw (its main paper table, e.g. Table 1 for sudoku).
+        out: PNG path.
+        metric: a metric of the layout (``accuracy`` by default).
+        paper: include the paper's main-table figures (hatched, without error bars).
+
+    Raises:
+        SrmBenchError: unknown task or metric, or no result to draw.
+    """
+    layout = layouts_for(frame, task)[0]
+    if metric not in {c.metric for c in layout.columns}:
+        raise SrmBenchError(f"metric {metric!r} is not in {layout.title}; valid: "
+                            f"{', '.join(dict.fromkeys(c.metric for c in layout.columns))}")
+    sub = frame if paper or frame.empty else frame[frame["provenance"] != "paper"]
+    table = build_table(sub, layout)
+    cols = [j for j, c in enumerate(table.columns) if c.metric == metric]
+    rows = [r for r in table.rows if any(r.cells[j] is not None for j in cols)]
+    if not rows:
+        raise SrmBenchError(f"no {task} results with {metric!r} to plot; pass --results DIR")
+    knobs = [k for k in table.label_columns if k not in ("model", "sampler", "ref", "run")]
+    fig = _figure(max(6.0, 1.2 + 0.35 * len(rows) * len(cols)), 4.8)
+    ax = fig.add_subplot()
+    width = 0.8 / len(rows)
+    import matplotlib
+
+    cmap = matplotlib.colormaps["tab20"]
+    for i, r in enumerate(rows):
+        xs, ys, err = [], [], []
+        for k, j in enumerate(cols):
+            cell = r.cells[j]
+            if cell is None:
+                continue
+            xs.append(k - 0.4 + width * (i + 0.5))
+            ys.append(cell.value)
+            lo = cell.value if cell.lo is None else cell.lo
+            hi = cell.value if cell.hi is None else cell.hi
+            err.append((max(0.0, cell.value - lo), max(0.0, hi - cell.value)))
+        e = np.array(err, dtype=float).T if err else None
+        ax.bar(xs, ys, width=width * 0.95, color=cmap(i % 20), hatch="//" if r.group == "paper" else None,
+               edgecolor="white" if r.group == "paper" else None, yerr=e, capsize=2,
+               label=_row_label(r.labels, r.group, knobs))
+    ax.set_xticks(range(len(cols)), [table.columns[j].group or task for j in cols])
+    label = table.columns[cols[0]].label
+    ax.set_ylabel(f"{label} ({'higher' if metric not in ('l1', 'error') else 'lower'} is better)")
+    ax.set_title(f"{layout.title}: {label} with 95% intervals")
+    if metric not in ("l1", "error"):
+        ax.set_ylim(0, 1.05)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return _save(fig, out)
+
+
+def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str = "accuracy",
+                 split: str | None = None) -> Path:
+    """Accuracy vs overlap (the paper's Figure 6) from results whose sampler records a numeric overlap.
+
+    Each line is one configuration (model, order, training knobs, evaluator, dataset, sample
+    count); parallel results of the same configuration are drawn at overlap 1.0. The paper's
+    Figure 6 gives no numbers in its text, so paper entries are not drawn.
+
+    Raises:
+        SrmBenchError: no result with a numeric ``sampler.overlap`` for the task.
+    """
+    if frame.empty or task not in set(frame["task"]):
+        raise SrmBenchError(f"no {task} results to plot; pass --results DIR")
+    sub = frame[(frame["task"] == task) & (frame["provenance"] != "paper") & frame[metric].notna()] \
+        if metric in frame.columns else frame.iloc[0:0]
+    if split is not None:
+        sub = sub[sub["split"] == split]
+    seq = sub[(sub["sampler_name"] == "sequential") & sub["overlap"].notna()]
+    if seq.empty:
+        raise SrmBenchError(f"no {task} results with {metric!r} and a numeric sampler.overlap; "
+                            "the plot needs results of sequential samplers at several overlaps")
+    line_fields = ["split"] + [f for f in IDENTITY if f not in ("sampler", "overlap", "sampler_steps")] \
+        + list(COMPARABILITY)
+    par = sub[sub["sampler_name"] == "parallel"]
+    fig = _figure(7.5, 4.8)
+    ax = fig.add_subplot()
+    for key, grp in seq.groupby([f for f in line_fields if f in seq.columns], dropna=False, sort=True):
+        g = grp.sort_values("overlap")
+        x = g["overlap"].to_numpy(float)
+        y = g[metric].to_numpy(float)
+        lo = g[f"{metric}_lo"].to_numpy(float) if f"{metric}_lo" in g else np.full_like(y, np.nan)
+        hi = g[f"{metric}_hi"].to_numpy(float) if f"{metric}_hi" in g else np.full_like(y, np.nan)
+        err = np.vstack([np.nan_to_num(y - lo), np.nan_to_num(hi - y)])
+        rec = g.iloc[0]
+        name = f"{rec['model']} · {str(rec['order']).capitalize()} order"
+        if sub["split"].nunique() > 1:
+            name += f" ({rec['split']})"
+        line = ax.errorbar(x, y, yerr=err, marker="o", capsize=2, label=name)
+        same = par
+        for f in ("model", "split", "architecture", "t_sampling", "schedule", "sharpness", "train_steps",
+                  "evaluator", "dataset", "source", "n"):
+            if f in same.columns:
+                same = same[same[f].isna()] if pd.isna(rec[f]) else same[same[f] == rec[f]]
+        if not same.empty:
+            ax.plot(np.ones(len(same)), same[metric].to_numpy(float), marker="s", linestyle="none",
+                    color=line[0].get_color())
+    ax.set_xlabel("overlap (0 = one patch at a time; squares at 1.0 = parallel)")
+    ax.set_ylabel(metric)
+    ax.set_xlim(-0.03, 1.03)
+    ax.set_title(f"{task}: {metric} vs overlap (cf. the paper's Figure 6)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    return _save(fig, out)
+
+
+def _verdict_metrics(result: Mapping[str, Any]) -> tuple[str, str | None]:
+    metrics = result["metrics"]
+    rates = [k for k, m in metrics.items() if m.get("kind") == "rate" and m.get("higher_is_better")]
+    if not rates:
+        raise SrmBenchError("the result declares no rate metric to give a verdict with")
+    verdict = "accuracy" if "accuracy" in rates else rates[0]
+    means = [k for k, m in metrics.items() if m.get("kind") == "mean"]
+    return verdict, (means[0] if means else None)
+
+
+def _bad_mask(text: Any, h: int, w: int) -> np.ndarray | None:
+    """Pixel mask of the cells a per-sample ``bad_cells`` string marks ('1' = rule broken)."""
+    if not isinstance(text, str) or not text or set(text) - {"0", "1"}:
+        return None
+    side = math.isqrt(len(text))
+    if side * side != len(text) or h % side or w % side:
+        return None
+    grid = np.frombuffer(text.encode(), dtype=np.uint8).reshape(side, side) == ord("1")
+    return np.kron(grid, np.ones((h // side, w // side), dtype=bool))
+
+
+def plot_samples(result_path: str | Path, out: str | Path, *, samples_path: str | Path | None = None,
+                 count: int = 16, which: str = "all", columns: int = 4) -> Path:
+    """A grid of scored samples, each titled with its verdict; cells that break a rule in red.
+
+    The verdict comes from the result's per-sample CSV (the ``accuracy`` column, or the first
+    rate metric) and the first mean metric (e.g. Sudoku's L1). Where the CSV has a
+    ``bad_cells`` column (a string of '0'/'1', one per cell in row-major order, as the
+    evaluator writes it), those cells are shaded red. No rule is re-checked here.
+
+    Args:
+        result_path: a result JSON written by ``srm-bench evaluate``.
+        out: PNG path.
+        samples_path: the samples file scored (default: the path the result records).
+        count: how many samples to draw.
+        which: ``all``, ``failed`` or ``passed``.
+        columns: images per row of the grid.
+
+    Raises:
+        SrmBenchError: missing per-sample file or samples, samples that differ from the ones scored.
+    """
+    from srm_bench.registry import get_task
+    from srm_bench.results import load_result
+    from srm_bench.samples import read_samples
+    from srm_bench.shards import array_sha256
+
+    result_path = Path(result_path)
+    result = load_result(result_path)
+    if which not in ("all", "failed", "passed"):
+        raise SrmBenchError(f"unknown selection {which!r}; use all, failed or passed")
+    if count < 1 or columns < 1:
+        raise SrmBenchError("--count and --columns must be at least 1")
+    csv_name = result.get("per_sample_file")
+    if not csv_name:
+        raise SrmBenchError(f"{result_path}: the result has no per-sample file; re-run 'srm-bench evaluate' with --out")
+    csv = result_path.parent / csv_name
+    if not csv.is_file():
+        raise SrmBenchError(f"{csv}: per-sample file missing; keep it beside the result JSON")
+    try:
+        per = pd.read_csv(csv, dtype={VERDICT_COLUMN: str})
+    except (OSError, ValueError) as exc:
+        raise SrmBenchError(f"{csv}: not a readable per-sample CSV ({exc})") from None
+    verdict, score = _verdict_metrics(result)
+    if verdict not in per.columns:
+        raise SrmBenchError(f"{csv}: no {verdict!r} column; is it the per-sample file of {result_path.name}?")
+    recorded = (result.get("samples") or {}).get("path")
+    if samples_path:
+        candidates = [Path(samples_path)]
+    elif recorded:
+        candidates = [Path(recorded), result_path.parent / Path(recorded).name]
+    else:
+        candidates = []
+    src = next((p for p in candidates if p.exists()), None)
+    if src is None:
+        raise SrmBenchError(f"{result_path}: cannot find the samples file ({recorded or 'not recorded'}); pass --samples FILE")
+    spec = get_task(result["task"])
+    samples = read_samples(src, lambda attrs: spec, (result.get("config") or {}).get("value_range"))
+    want = (result.get("samples") or {}).get("sha256")
+    if want and array_sha256(samples.images) != want:
+        raise SrmBenchError(f"{src}: these are not the samples {result_path.name} scored (hash differs); pass the right --samples")
+    if len(per) != samples.images.shape[0]:
+        raise SrmBenchError(f"{csv}: {len(per)} rows but {samples.images.shape[0]} samples")
+    ok = per[verdict].astype(str).str.lower().isin(("true", "1", "1.0"))
+    picked = per.index if which == "all" else per.index[~ok] if which == "failed" else per.index[ok]
+    picked = list(picked[:count])
+    if not picked:
+        raise SrmBenchError(f"no {which} samples in {csv.name}")
+    rows = math.ceil(len(picked) / columns)
+    ncol = min(columns, len(picked))
+    fig = _figure(2.2 * ncol, 2.4 * rows)
+    h, w = samples.images.shape[1:3]
+    for k, i in enumerate(picked):
+        ax = fig.add_subplot(rows, ncol, k + 1)
+        img = samples.images[i]
+        ax.imshow(img[..., 0] if img.shape[-1] == 1 else img, cmap="gray" if img.shape[-1] == 1 else None,
+                  vmin=0, vmax=255, interpolation="nearest")
+        mask = _bad_mask(per[VERDICT_COLUMN].iloc[i], h, w) if VERDICT_COLUMN in per.columns else None
+        if mask is not None and mask.any():
+            overlay = np.zeros((h, w, 4), dtype=float)
+            overlay[mask] = (1.0, 0.0, 0.0, 0.45)
+            ax.imshow(overlay, interpolation="nearest")
+        good = bool(ok.iloc[i])
+        title = f"#{i} {'pass' if good else 'FAIL'}"
+        if score and score in per.columns:
+            title += f"  {score}={float(per[score].iloc[i]):g}"
+        ax.set_title(title, fontsize=8, color="green" if good else "red")
+        ax.set_xticks([])
+        ax.set_yticks([])
+    fig.suptitle(f"{result['task']}/{result['split']} · {result['model']['name']}: {verdict} per sample"
+                 + (" (red: cells that break a rule)" if VERDICT_COLUMN in per.columns else ""), fontsize=9)
+    return _save(fig, out)

@@ -1,0 +1,228 @@
+"""The results store and the leaderboard: loading, never pooling, layouts, formats, bad files."""
+from __future__ import annotations
+
+import io
+import json
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from srm_bench import __version__
+from srm_bench.errors import SrmBenchError
+from srm_bench.leaderboard.store import (
+    default_dirs, load_entries, load_frame, paper_dir, sampler_label, to_frame,
+)
+from srm_bench.leaderboard.tables import LAYOUTS, build_table, render
+from srm_bench.results import SCHEMA, SCHEMA_VERSION, mean_metric, rate_metric, validate_result
+from srm_bench.stats import wilson_interval
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def make_result(task: str = "sudoku", split: str = "hard", *, model: str = "srm-small", provenance: str = "baseline",
+                sampler: dict | None = None, training: dict | None = None, correct: int = 250, n: int = 500,
+                l1_mean: float | None = 2.0, evaluator_version: int = 1, dataset_sha: str = "ab" * 32,
+                source: dict | None = None, samples_sha: str | None = None, created: str = "2026-01-01T00:00:00+00:00",
+                metrics: dict | None = None) -> dict:
+    """A result as ``srm-bench evaluate`` writes it, validated by the core's schema check."""
+    flags = np.zeros(n, dtype=bool)
+    flags[:correct] = True
+    if metrics is None:
+        metrics = {"accuracy": rate_metric(flags)}
+        if l1_mean is not None:
+            values = np.where(flags, 0.0, l1_mean * n / max(1, n - correct))
+            metrics["l1"] = mean_metric(values, higher_is_better=False)
+    res = {
+        "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "task": task, "split": split,
+        "dataset": {"task_version": 1, "seed": 0, "count": n, "content_sha256": dataset_sha, "source": source or {}},
+        "evaluator": {"name": f"{task}-eval", "version": evaluator_version, "weights_sha256": None},
+        "model": {"name": model, "provenance": provenance,
+                  "sampler": sampler or {"name": "sequential", "order": "predicted", "overlap": 0.0, "eta": 1.0, "steps": 1000},
+                  "training": training or {"steps": 20000, "batch": 64}},
+        "samples": {"path": "samples.h5", "sha256": samples_sha or f"{abs(hash((model, split, created, correct))):064x}",
+                    "count": n},
+        "metrics": metrics, "seed": 0, "config": {}, "per_sample_file": None,
+        "srm_bench_version": __version__, "git_revision": None, "created": created,
+    }
+    return validate_result(res)
+
+
+def write(d: Path, name: str, obj: object) -> Path:
+    d.mkdir(parents=True, exist_ok=True)
+    p = d / name
+    p.write_text(json.dumps(obj) if not isinstance(obj, str) else obj)
+    return p
+
+
+def ours(table) -> list:
+    return [r for r in table.rows if r.group != "paper"]
+
+
+def test_sampler_labels_follow_the_paper():
+    assert sampler_label({"name": "parallel"}) == "Parallel"
+    assert sampler_label({"name": "sequential", "order": "graph", "overlap": 0}) == "Graph-based Order w/o Overlap"
+    assert sampler_label({"name": "sequential", "order": "random", "overlap": 0.5}) == "Random Order + Overlap 0.5"
+    assert sampler_label({"name": "sequential", "order": "predicted", "overlap": 0.1, "top_k": 2}) == \
+        "Predicted Order + Overlap 0.1, top-2"
+    assert sampler_label({}) == "-"
+
+
+def test_results_beside_the_paper_with_bold_arrows_and_intervals(tmp_path):
+    d = tmp_path / "res"
+    write(d, "a.json", make_result(correct=400, l1_mean=1.0))
+    write(d, "b.json", make_result(correct=300, l1_mean=3.0,
+                                   sampler={"name": "sequential", "order": "random", "overlap": 0.0, "eta": 1.0, "steps": 1000}))
+    frame = load_frame(default_dirs([d], checkout=False))
+    text = render(frame, "md", task="sudoku")
+    assert "Hard L1 ↓" in text and "Hard Acc ↑" in text
+    lo, hi = wilson_interval(400, 500)
+    assert f"**0.800 ± {(hi - lo) / 2:.3f}**" in text
+    lo, hi = wilson_interval(300, 500)
+    assert f"| 0.600 ± {(hi - lo) / 2:.3f} |" in text  # not the best: no bold
+    table = build_table(frame, LAYOUTS["table1"])
+    groups = [r.group for r in table.rows]
+    assert groups.index("baseline") > groups.index("paper")  # paper figures in their own group, first
+    best = [r for r in ours(table) if r.labels["sampler"] == "Predicted Order w/o Overlap"][0]
+    hard_l1 = 4
+    assert (table.columns[hard_l1].group, table.columns[hard_l1].metric) == ("Hard", "l1")
+    assert best.cells[hard_l1].bold and best.cells[hard_l1].value == pytest.approx(1.0)
+    # the paper's best of Table 1 (SRM predicted order w/o overlap, hard 0.516) is bold in its group too
+    paper_best = [r for r in table.rows if r.group == "paper" and r.labels["sampler"] == "Predicted Order w/o Overlap"][0]
+    assert paper_best.cells[-1].bold and paper_best.cells[-1].value == 0.516
+
+
+@pytest.mark.parametrize("field,a,b,column", [
+    ("evaluator_version", 1, 2, "evaluator"),
+    ("n", 500, 100, "n"),
+    ("dataset_sha", "ab" * 32, "cd" * 32, "dataset"),
+])
+def test_incomparable_results_never_share_a_cell(tmp_path, field, a, b, column):
+    d = tmp_path / "res"
+    write(d, "a.json", make_result(**{field: a}, correct=50))
+    write(d, "b.json", make_result(**{field: b}, correct=20))
+    table = build_table(load_frame([d]), LAYOUTS["table1"])
+    rows = ours(table)
+    assert len(rows) == 2
+    assert column in table.label_columns
+    acc = sorted(r.cells[-1].value for r in rows)
+    assert acc == sorted([50 / (500 if field != "n" else a), 20 / (500 if field != "n" else b)])
+
+
+def test_background_sources_are_kept_apart(tmp_path):
+    d = tmp_path / "res"
+    for i, bg in enumerate(("embedded", "ffhq-128")):
+        metrics = {"accuracy": rate_metric(np.arange(500) < 100 + i), "consistency": rate_metric(np.arange(500) < 400)}
+        write(d, f"{i}.json", make_result("counting-polygons", "test", metrics=metrics, source={"backgrounds": bg},
+                                          samples_sha=f"{i}" * 64))
+    table = build_table(load_frame([d]), LAYOUTS["table3"])
+    rows = ours(table)
+    assert len(rows) == 2 and "source" in table.label_columns
+    assert {r.labels["source"] for r in rows} == {'{"backgrounds": "embedded"}', '{"backgrounds": "ffhq-128"}'}
+    md = render(load_frame([d], merge_paper=True), "md", task="counting-polygons")
+    assert "backgrounds: embedded" in md
+
+
+def test_repeated_runs_are_separate_rows_not_averages(tmp_path):
+    d = tmp_path / "res"
+    write(d, "a.json", make_result(correct=100, samples_sha="1" * 64, created="2026-01-01T00:00:00+00:00"))
+    write(d, "b.json", make_result(correct=300, samples_sha="2" * 64, created="2026-01-02T00:00:00+00:00"))
+    table = build_table(load_frame([d]), LAYOUTS["table1"])
+    rows = ours(table)
+    assert [r.labels["run"] for r in rows] == [1, 2]
+    assert [r.cells[-1].value for r in rows] == [0.2, 0.6]
+    assert "run" in table.label_columns
+
+
+def test_t_sampling_layout_takes_our_ablation(tmp_path):
+    d = tmp_path / "res"
+    for ts, c in (("uniform_t", 5), ("uniform_tbar", 120)):
+        write(d, f"{ts}.json", make_result(correct=c, training={"steps": 1000, "t_sampling": ts}))
+    table = build_table(load_frame([d]), LAYOUTS["table4"])
+    (row,) = ours(table)
+    assert [c.value for c in row.cells] == [0.01, 0.24]
+
+
+def test_bad_files_get_one_warning_each_and_are_skipped(tmp_path, caplog):
+    d = tmp_path / "res"
+    good = make_result()
+    write(d, "good.json", good)
+    bad = {
+        "truncated.json": '{"schema": "srm-bench/result", ',
+        "list.json": [1, 2, 3],
+        "foreign.json": {"schema": "something-else", "value": 1},
+        "future.json": {**good, "schema_version": SCHEMA_VERSION + 1},
+        "nometrics.json": {k: v for k, v in good.items() if k != "metrics"},
+        "badprov.json": {**good, "model": {**good["model"], "provenance": "rumour"}},
+        "zz-duplicate.json": good,
+        "set.json": {"schema": "srm-bench/result-set", "results": "not a list"},
+    }
+    for name, obj in bad.items():
+        write(d, name, obj)
+    (d / "binary.json").write_bytes(b"\xff\xfe\x00garbage")
+    (d / "notes.txt").write_text("ignored: not .json")
+    with caplog.at_level(logging.WARNING, logger="srm_bench.leaderboard.store"):
+        entries = load_entries([d])
+    assert [Path(e.path).name for e in entries] == ["good.json"]
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == len(bad) + 1
+    for name in [*bad, "binary.json"]:
+        assert sum(name in line for line in lines) == 1, name
+    assert any("newer than this srm-bench reads" in line for line in lines)
+    assert any("duplicate of" in line for line in lines)
+
+
+def test_cli_warns_per_bad_file_without_traceback(tmp_path):
+    d = tmp_path / "res"
+    write(d, "good.json", make_result())
+    write(d, "broken.json", "{nope")
+    out = subprocess.run([sys.executable, "-m", "srm_bench.cli", "leaderboard", "--results", str(d), "--task", "sudoku",
+                          "--no-committed"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    warnings = [line for line in out.stderr.splitlines() if "broken.json" in line]
+    assert len(warnings) == 1 and "not valid JSON" in warnings[0]
+    assert "srm-small" in out.stdout and "Table 1: MNIST Sudoku" in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "srm_bench.cli", "leaderboard", "--results", str(tmp_path / "missing")],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1 and "no such results directory" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_machine_readable_and_typeset_formats(tmp_path):
+    d = tmp_path / "res"
+    write(d, "a.json", make_result(correct=400))
+    write(d, "b.json", make_result(correct=100, sampler={"name": "parallel", "eta": 1.0, "steps": 1000}))
+    frame = load_frame(default_dirs([d], checkout=False))
+    csv = pd.read_csv(io.StringIO(render(frame, "csv")))
+    assert len(csv) == len(frame) and {"accuracy", "accuracy_lo", "accuracy_hi", "evaluator", "n"} <= set(csv.columns)
+    mine = csv[csv["model"] == "srm-small"].iloc[0]
+    assert mine["accuracy"] == 0.8 and mine["accuracy_lo"] == pytest.approx(wilson_interval(400, 500)[0])
+    records = json.loads(render(frame, "json", task="sudoku"))
+    assert {r["task"] for r in records} == {"sudoku"}
+    latex = render(frame, "latex", task="sudoku")
+    assert r"\toprule" in latex and r"\textbf{0.800 $\pm$" in latex and r"L1$\downarrow$" in latex
+    assert r"\multicolumn{2}{c}{Hard}" in latex
+    page = render(frame, "html")
+    assert page.count("<table>") == 4 and "<b>0.800 ±" in page and "Paper (transcribed)" in page
+    with pytest.raises(SrmBenchError, match="unknown format"):
+        render(frame, "xlsx")
+    with pytest.raises(SrmBenchError, match="unknown task 'sudok'"):
+        render(frame, "md", task="sudok")
+
+
+def test_empty_store_says_what_to_do():
+    with pytest.raises(SrmBenchError, match="no results to show"):
+        render(to_frame([]), "md")
+
+
+def test_leaderboard_md_is_in_sync_with_the_results():
+    """LEADERBOARD.md is rebuilt with `srm-bench leaderboard --appendix -o leaderboard/LEADERBOARD.md`."""
+    committed = (REPO / "leaderboard" / "LEADERBOARD.md").read_text(encoding="utf-8")
+    dirs = [paper_dir(), REPO / "leaderboard" / "results"]
+    expected = render(load_frame(dirs), "md", appendix=True)
+    assert committed == expected, ("leaderboard/LEADERBOARD.md is stale; regenerate it with "
+                                   "'srm-bench leaderboard --appendix -o leaderboard/LEADERBOARD.md'")
