@@ -37,10 +37,10 @@ HUE_OFFSET_MAX = 0.5
 
 _BLOCKS_PER_ITEM = 129  # 4 uint64 words per Philox4x64 block: 516 words, 513 used
 _WORDS_PER_ITEM = 4 * _BLOCKS_PER_ITEM
-_CHUNK = 1024  # items per vectorised step: keeps the working set in cache
-_ONE_IN_32 = float(1 << 32)
-# Remaining pixels at position p (1024 - p), as a column, to scale the uniforms once.
-_REMAINING = np.arange(PIXELS, 0, -1, dtype=np.float64)[:, None]
+_CHUNK = 1024  # items per vectorised step, and
+_POSITIONS = 128  # pixel positions per block: sizes that keep the working set in cache
+# (1024 - p) / 2**32 for pixel p, as a column: scales a 32-bit uniform to [0, 1024 - p).
+_SCALE = np.arange(PIXELS, 0, -1, dtype=np.float64)[:, None] * 2.0 ** -32
 
 
 def philox_key(seed: int, split: str) -> np.ndarray:
@@ -58,22 +58,22 @@ def item_words(key: np.ndarray, start: int, stop: int) -> np.ndarray:
 def _select_half(words: np.ndarray) -> np.ndarray:
     """Selection sampling of 512 of 1024 pixels per item; returns packed bits ``(n, 128)``.
 
-    Pixel ``p`` is selected iff ``u_p * (1024 - p) < needed * 2**32`` with ``u_p`` a 32-bit
-    uniform; both sides are integers below 2**53, so the float64 test is exact.
+    Pixel ``p`` is selected iff ``u_p * (1024 - p) / 2**32 < needed`` with ``u_p`` a 32-bit
+    uniform; ``u_p * (1024 - p)`` is an integer below 2**53, so the float64 test is exact.
     """
     n = words.shape[0]
     # Little-endian view: uniform 2j is the low half of word j+1, uniform 2j+1 its high half.
     uniforms = np.ascontiguousarray(words[:, 1:1 + HALF], dtype="<u8").view("<u4")
-    scaled = uniforms.T.astype(np.float64)
-    scaled *= _REMAINING
-    needed = np.full(n, HALF * _ONE_IN_32)
+    needed = np.full(n, float(HALF))
     chosen = np.empty((PIXELS, n), dtype=bool)
-    step = np.empty(n)
-    for p in range(PIXELS):
-        np.less(scaled[p], needed, out=chosen[p])
-        np.multiply(chosen[p], _ONE_IN_32, out=step)
-        np.subtract(needed, step, out=needed)
-    return np.packbits(chosen.T, axis=1)
+    for lo in range(0, PIXELS, _POSITIONS):
+        # Positions in blocks, transposed to (position, item) so each step reads one row.
+        scaled = uniforms[:, lo:lo + _POSITIONS].T.astype(np.float64)
+        scaled *= _SCALE[lo:lo + _POSITIONS]
+        for q in range(scaled.shape[0]):
+            np.less(scaled[q], needed, out=chosen[lo + q])
+            np.subtract(needed, chosen[lo + q], out=needed)
+    return np.ascontiguousarray(np.packbits(chosen, axis=0).T)
 
 
 def hsv_to_rgb8(hue: np.ndarray, saturation: float, value: float) -> np.ndarray:
