@@ -25,6 +25,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "oracle": ("srm_bench.commands:oracle", "Run the discrete oracle solvers (the grey rows of Table 1)."),
     "train-evaluator": ("srm_bench.commands:train_evaluator", "Train an evaluator's classifier."),
     # Subsystem commands: one line each, the module lives in the subsystem's folder.
+    "train": ("srm_bench.baselines.cli:train", "Train the SRM or DDPM baseline (presets paper/small/tiny, DDP under torchrun)."),
+    "sample": ("srm_bench.baselines.cli:sample", "Sample a trained baseline with any sampler into an evaluable HDF5."),
     "leaderboard": ("srm_bench.leaderboard.cli:leaderboard", "Results side by side with the paper's figures (md, LaTeX, CSV, HTML, JSON)."),
     "plot": ("srm_bench.leaderboard.cli:plot", "Plots from results: accuracy per difficulty, vs overlap, sample grids (PNG)."),
 }

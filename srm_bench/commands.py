@@ -216,7 +216,14 @@ def oracle() -> None:
 
 
 def _train_evaluator_tasks() -> list[str]:
-    return [t for t in TASKS.names() if hasattr(get_task(t).evaluator_module(), "train_command")]
+    names = []
+    for t in TASKS.names():
+        try:
+            if hasattr(get_task(t).evaluator_module(), "train_command"):
+                names.append(t)
+        except ModuleNotFoundError:
+            continue
+    return names
 
 
 @click.group(cls=TaskGroup, tasks=_train_evaluator_tasks,

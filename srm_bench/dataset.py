@@ -1,6 +1,7 @@
 """Loading a generated dataset (a directory of shards, or one shard) into memory."""
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -8,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ChecksumError, SrmBenchError
-from .shards import ContentHasher, read_manifest, read_shard
+from .shards import ContentHasher, item_digests, read_manifest, read_shard
 
 
 @dataclass
@@ -102,6 +103,10 @@ def load_dataset(path: str | Path, *, verify: bool = False, images: bool = True)
     if manifest and digest != manifest["content_sha256"]:
         raise ChecksumError(f"{path}: dataset hash {digest[:12]}... does not match the manifest's {manifest['content_sha256'][:12]}...; regenerate the dataset")
     stored = np.concatenate(image_parts) if image_parts and len(image_parts) == len(files) else None
+    if verify and stored is not None and manifest.get("images_sha256"):
+        got = hashlib.sha256(item_digests(stored)).hexdigest()
+        if got != manifest["images_sha256"]:
+            raise ChecksumError(f"{path}: images hash {got[:12]}... does not match the manifest's; regenerate the dataset")
     return Dataset(
         path=path, task=first["task"], split=first["split"], seed=int(first["seed"]),
         task_version=int(first["task_version"]), config=first["config"], content_sha256=digest,

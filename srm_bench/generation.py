@@ -6,6 +6,7 @@ A task plugs in by subclassing :class:`TaskGenerator`. Items are made in blocks
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -20,7 +21,7 @@ from . import __version__
 from .errors import SrmBenchError
 from .registry import get_task
 from .shards import (
-    MANIFEST, ContentHasher, array_sha256, read_attrs, read_manifest, read_shard,
+    MANIFEST, ContentHasher, array_sha256, item_digests, read_attrs, read_manifest, read_shard,
     write_json_atomic, write_shard,
 )
 
@@ -88,7 +89,8 @@ def _init_worker(shared: dict[str, np.ndarray]) -> None:
     _WORKER_SHARED.update(shared)
 
 
-def _run_job(job: _Job, shared: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
+def _run_job(job: _Job, shared: dict[str, np.ndarray] | None = None) -> tuple[dict[str, Any], bytes]:
+    """Make and write one shard; returns its manifest entry and its per-item image digests."""
     gen = get_generator(job.task)
     config = json.loads(job.config_json)
     shared = _WORKER_SHARED if shared is None else shared
@@ -96,7 +98,8 @@ def _run_job(job: _Job, shared: dict[str, np.ndarray] | None = None) -> dict[str
     derived = {gen.derived_name: gen.render(config, shared, items)} if job.images else {}
     attrs = json.loads(job.attrs_json)
     attrs["index_start"] = job.start
-    return write_shard(Path(job.path), attrs=attrs, items=items, shared=shared, derived=derived)
+    entry = write_shard(Path(job.path), attrs=attrs, items=items, shared=shared, derived=derived)
+    return entry, item_digests(derived[gen.derived_name]) if job.images else b""
 
 
 def _shard_is_complete(path: Path, attrs: dict[str, Any], start: int, count: int, images: bool, name: str) -> dict[str, Any] | None:
@@ -178,13 +181,15 @@ def generate(
     attrs_json = json.dumps(attrs)
     config_json = json.dumps(config)
     width = max(5, len(str((n - 1) // shard_size)))
-    jobs, entries = [], {}
+    jobs: list[_Job] = []
+    entries: dict[int, tuple[dict[str, Any], bytes]] = {}
     for k, start in enumerate(range(0, n, shard_size)):
         stop = min(n, start + shard_size)
         path = out / f"{task}-{split}-{k:0{width}d}.h5"
         entry = _shard_is_complete(path, attrs, start, stop - start, images, gen.derived_name)
         if entry is not None:
-            entries[start] = entry
+            kept = read_shard(path, derived=images)
+            entries[start] = (entry, item_digests(kept.derived[gen.derived_name]) if images else b"")
         else:
             jobs.append(_Job(task, config_json, start, stop, str(path), images, attrs_json))
     if entries:
@@ -192,7 +197,7 @@ def generate(
 
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=n, initial=sum(e["count"] for e in entries.values()), unit="item",
+    bar = tqdm(total=n, initial=sum(e["count"] for e, _ in entries.values()), unit="item",
                desc=f"{task}/{split}", disable=not progress)
     try:
         if workers == 1 or len(jobs) <= 1:
@@ -211,8 +216,9 @@ def generate(
     finally:
         bar.close()
 
-    shards = [entries[s] for s in sorted(entries)]
-    manifest = _manifest(out, task, gen, split, seed, config, shards, images)
+    ordered = [entries[s] for s in sorted(entries)]
+    manifest = _manifest(out, task, gen, split, seed, config, [e for e, _ in ordered],
+                         b"".join(d for _, d in ordered) if images else None)
     write_json_atomic(out / MANIFEST, manifest)
     return out
 
@@ -252,20 +258,14 @@ def _prepare_out(out: Path, task: str, split: str, seed: int, config: dict, n: i
 
 
 def _manifest(out: Path, task: str, gen: TaskGenerator, split: str, seed: int, config: dict,
-              shards: list[dict], images: bool) -> dict[str, Any]:
-    import hashlib
-
+              shards: list[dict], image_digests: bytes | None) -> dict[str, Any]:
     hasher = ContentHasher()
-    image_hasher = hashlib.sha256() if images else None
     expected = 0
     for entry in shards:
         if entry["index_start"] != expected:
             raise SrmBenchError(f"{out}: shards leave a gap at item {expected}; delete the directory and regenerate")
-        shard = read_shard(out / entry["file"], derived=images)
+        shard = read_shard(out / entry["file"], derived=False)
         hasher.update(shard.items, shard.shared)
-        if image_hasher is not None:
-            # Streamed over the image bytes in index order: independent of the shard size.
-            image_hasher.update(np.ascontiguousarray(shard.derived[gen.derived_name]).tobytes())
         expected += entry["count"]
     # Remove shards that are not part of this dataset (e.g. from an older, larger -n).
     keep = {e["file"] for e in shards}
@@ -284,7 +284,7 @@ def _manifest(out: Path, task: str, gen: TaskGenerator, split: str, seed: int, c
         "source": gen.source_info(config),
         "srm_bench_version": __version__,
         "content_sha256": hasher.hexdigest(),
-        "images_sha256": image_hasher.hexdigest() if image_hasher else None,
+        "images_sha256": hashlib.sha256(image_digests).hexdigest() if image_digests is not None else None,
         "shards": shards,
     }
 

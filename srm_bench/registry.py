@@ -100,6 +100,13 @@ TASKS.register(
     ),
 )
 
+for _shape in ("polygons", "stars"):
+    TASKS.register(f"counting-{_shape}", TaskSpec(
+        name=f"counting-{_shape}", generator=f"srm_bench.generators.counting_{_shape}",
+        evaluator=f"srm_bench.evaluators.counting_{_shape}", splits=("train", "test"), test_splits=("test",),
+        image_shape=(128, 128, 3), patch_size=8, conditional=False,
+        summary=f"Counting {_shape.capitalize()}: N {_shape} of K vertices each plus the digits N and K"))
+
 
 TASKS.register("even-pixels", TaskSpec(
     name="even-pixels", generator="srm_bench.generators.even_pixels", evaluator="srm_bench.evaluators.even_pixels",

@@ -103,7 +103,9 @@ def read_samples(path: str | Path, spec_for: Any, value_range: str | None = None
     path = Path(path)
     if not path.exists():
         raise SrmBenchError(f"{path}: no such file or directory")
-    if path.is_dir():
+    if path.is_dir() and (path / "manifest.json").exists():
+        raw, attrs, index = _read_dataset(path)
+    elif path.is_dir():
         raw, attrs, index = _read_png_dir(path), {}, None
     elif path.suffix == ".npz":
         raw, attrs, index = _read_npz(path)
@@ -117,6 +119,16 @@ def read_samples(path: str | Path, spec_for: Any, value_range: str | None = None
         if index.shape != (images.shape[0],) or not np.issubdtype(index.dtype, np.integer):
             raise SrmBenchError(f"{path}: 'index' must be an integer vector with one entry per sample ({images.shape[0]}); got {index.dtype} {index.shape}")
     return Samples(images=images, index=index, attrs=attrs, path=path)
+
+
+def _read_dataset(path: Path) -> tuple[np.ndarray, dict[str, Any], np.ndarray]:
+    """A generated dataset scored as samples: its own solution images (a sanity check)."""
+    from .dataset import load_dataset
+
+    ds = load_dataset(path)
+    attrs = {"task": ds.task, "split": ds.split, "dataset_sha256": ds.content_sha256,
+             "model": {"name": "ground-truth", "provenance": "oracle", "sampler": {"name": "dataset solutions"}}}
+    return ds.images(), attrs, np.arange(ds.count)
 
 
 def _read_h5(path: Path) -> tuple[np.ndarray, dict[str, Any], np.ndarray | None]:

@@ -124,11 +124,22 @@ def write_json_atomic(path: Path, obj: Any) -> None:
         raise
 
 
-def _dataset_kwargs(arr: np.ndarray, chunk_items: int) -> dict[str, Any]:
+def _dataset_kwargs(arr: np.ndarray, chunk_items: int, fast: bool = False) -> dict[str, Any]:
     if arr.ndim == 0 or arr.size == 0:
         return {}
     chunks = (max(1, min(arr.shape[0], chunk_items)),) + tuple(arr.shape[1:])
+    if fast:  # derived images: lzf is ~2x faster than gzip at a slightly lower ratio
+        return {"chunks": chunks, "compression": "lzf"}
     return {"chunks": chunks, "compression": "gzip", "compression_opts": 1, "shuffle": arr.dtype.itemsize > 1}
+
+
+def item_digests(arr: np.ndarray) -> bytes:
+    """Concatenated SHA-256 digests of each item of ``arr`` (first axis).
+
+    A dataset's images hash is the SHA-256 of these, so it is the same for any sharding.
+    """
+    arr = _canonical(arr)
+    return b"".join(hashlib.sha256(row.tobytes()).digest() for row in arr)
 
 
 def write_shard(
@@ -173,7 +184,7 @@ def write_shard(
                 g = f.create_group(group)
                 for name, arr in arrays.items():
                     arr = _canonical(np.asarray(arr))
-                    g.create_dataset(name, data=arr, **_dataset_kwargs(arr, chunk))
+                    g.create_dataset(name, data=arr, **_dataset_kwargs(arr, chunk, fast=group == "derived"))
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
