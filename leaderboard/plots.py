@@ -97,7 +97,7 @@ def plot_difficulty(frame: pd.DataFrame, task: str, out: str | Path, *, metric: 
             lo = cell.value if cell.lo is None else cell.lo
             hi = cell.value if cell.hi is None else cell.hi
             err.append((max(0.0, cell.value - lo), max(0.0, hi - cell.value)))
-        e = np.array(err, dtype=float).T if err else None
+        e = np.array(err, dtype=float).T if any(x.lo is not None for x in r.cells if x) else None
         ax.bar(xs, ys, width=width * 0.95, color=cmap(i % 20), hatch="//" if r.group == "paper" else None,
                edgecolor="white" if r.group == "paper" else None, yerr=e, capsize=2,
                label=_row_label(r.labels, r.group, knobs))
@@ -151,8 +151,8 @@ def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str
             name += f" ({rec['split']})"
         line = ax.errorbar(x, y, yerr=err, marker="o", capsize=2, label=name)
         same = par
-        for f in ("model", "split", "architecture", "t_sampling", "schedule", "sharpness", "train_steps",
-                  "evaluator", "dataset", "source", "n"):
+        for f in ("model", "split", "arch", "weights", "tsampling", "noise_path", "sharpness", "train_steps",
+                  "train_batch", "evaluator", "dataset", "source", "n"):
             if f in same.columns:
                 same = same[same[f].isna()] if pd.isna(rec[f]) else same[same[f] == rec[f]]
         if not same.empty:

@@ -28,8 +28,8 @@ RESULT_SET_SCHEMA = "srm-bench/result-set"
 MAIN_TABLES = ("Table 1", "Table 2", "Table 3")
 
 # Identity of a row of a leaderboard: what was run (model, sampler, training knobs).
-IDENTITY = ("provenance", "model", "architecture", "sampler", "order", "overlap", "eta", "sampler_steps", "top_k",
-            "t_sampling", "schedule", "sharpness", "train_steps", "train_batch")
+IDENTITY = ("provenance", "model", "arch", "sampler", "order", "overlap", "eta", "sampler_steps", "top_k", "weights",
+            "tsampling", "noise_path", "sharpness", "train_steps", "train_batch")
 # What must agree before two figures may be compared in one table column.
 COMPARABILITY = ("evaluator", "dataset", "source", "n")
 
@@ -205,7 +205,7 @@ def _record(e: Entry) -> dict[str, Any]:
         "split": res["split"],
         "provenance": model["provenance"],
         "model": str(model["name"]),
-        "architecture": model.get("architecture"),
+        "arch": training.get("arch"),
         "sampler": sampler_label(sampler),
         "sampler_name": sampler.get("name"),
         "order": sampler.get("order"),
@@ -213,8 +213,9 @@ def _record(e: Entry) -> dict[str, Any]:
         "eta": _num(sampler.get("eta")),
         "sampler_steps": sampler.get("steps"),
         "top_k": sampler.get("top_k"),
-        "t_sampling": training.get("t_sampling"),
-        "schedule": training.get("schedule"),
+        "weights": sampler.get("weights"),
+        "tsampling": training.get("tsampling"),
+        "noise_path": training.get("noise_path"),
         "sharpness": _num(training.get("sharpness")),
         "train_steps": training.get("steps"),
         "train_batch": training.get("batch"),

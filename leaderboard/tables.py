@@ -26,8 +26,8 @@ GROUPS = {"paper": "Paper (transcribed)", "baseline": "Baselines (ours)", "oracl
           "user": "Submitted"}
 # Row-label columns shown when their value differs between rows of a table.
 KNOB_HEADERS = {
-    "architecture": "Arch", "t_sampling": "t-sampling", "schedule": "Schedule", "sharpness": "Sharpness",
-    "eta": "η", "sampler_steps": "Steps", "train_steps": "Train steps", "train_batch": "Batch",
+    "arch": "Arch", "tsampling": "t-sampling", "noise_path": "Noise path", "sharpness": "Sharpness",
+    "eta": "η", "sampler_steps": "Steps", "weights": "Weights", "train_steps": "Train steps", "train_batch": "Batch",
     "evaluator": "Evaluator", "dataset": "Dataset", "source": "Source data", "n": "n",
 }
 METRIC_LABELS = {"l1": "L1", "accuracy": "Acc", "error": "#E", "consistency": "Con",
@@ -74,8 +74,8 @@ LAYOUTS: dict[str, Layout] = {
                      _cols([("Polygons", {"task": "counting-polygons"}), ("Stars", {"task": "counting-stars"})],
                            ("accuracy", "consistency")), ("Table 3",)),
     "table4": Layout("table4", "Table 4: noise-level sampling ablation (MNIST Sudoku hard, accuracy)", ("sudoku",),
-                     _cols([("Uniform t", {"split": "hard", "t_sampling": "uniform_t"}),
-                            ("Uniform t-bar (ours)", {"split": "hard", "t_sampling": "uniform_tbar"})], ("accuracy",)),
+                     _cols([("Uniform t", {"split": "hard", "tsampling": "independent"}),
+                            ("Uniform t-bar (ours)", {"split": "hard", "tsampling": "uniform_tbar"})], ("accuracy",)),
                      ("Table 4",), appendix=False),
 }
 TASK_LAYOUTS = {"sudoku": ("table1", "table4"), "even-pixels": ("table2",), "counting-polygons": ("table3",),
@@ -154,7 +154,7 @@ def _model_rank(rec: Mapping[str, Any]) -> tuple[int, str]:
     name = str(rec["model"]).lower()
     if rec.get("provenance") == "oracle" or name.startswith("oracle"):
         return (4, name)
-    if rec.get("architecture") == "llm":
+    if rec.get("arch") == "llm":
         return (5, name)
     if name.startswith(("diffusion", "ddpm")):
         return (0, name)
@@ -310,7 +310,7 @@ def layouts_for(frame: pd.DataFrame, task: str | None) -> list[Layout]:
             raise SrmBenchError(f"unknown task {task!r} for the leaderboard; valid: {', '.join(valid)}")
         tasks = [task]
     else:
-        tasks = present
+        tasks = sorted(present, key=lambda t: (list(TASK_LAYOUTS).index(t) if t in TASK_LAYOUTS else len(TASK_LAYOUTS), t))
     out: list[Layout] = []
     for t in tasks:
         for key in TASK_LAYOUTS.get(t, ()):

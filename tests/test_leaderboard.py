@@ -42,8 +42,11 @@ def make_result(task: str = "sudoku", split: str = "hard", *, model: str = "srm-
         "dataset": {"task_version": 1, "seed": 0, "count": n, "content_sha256": dataset_sha, "source": source or {}},
         "evaluator": {"name": f"{task}-eval", "version": evaluator_version, "weights_sha256": None},
         "model": {"name": model, "provenance": provenance,
-                  "sampler": sampler or {"name": "sequential", "order": "predicted", "overlap": 0.0, "eta": 1.0, "steps": 1000},
-                  "training": training or {"steps": 20000, "batch": 64}},
+                  # as the baselines' `srm-bench sample` records them
+                  "sampler": sampler or {"name": "sequential", "order": "predicted", "overlap": 0.0, "top_k": 1,
+                                         "steps": 1000, "eta": 1.0, "seed": 0, "weights": "ema"},
+                  "training": training or {"steps": 20000, "batch": 64, "arch": "unet", "preset": "small",
+                                           "tsampling": "uniform_tbar", "sharpness": 1.0, "gpu_hours": 0.5}},
         "samples": {"path": "samples.h5", "sha256": samples_sha or f"{abs(hash((model, split, created, correct))):064x}",
                     "count": n},
         "metrics": metrics, "seed": 0, "config": {}, "per_sample_file": None,
@@ -140,8 +143,8 @@ def test_repeated_runs_are_separate_rows_not_averages(tmp_path):
 
 def test_t_sampling_layout_takes_our_ablation(tmp_path):
     d = tmp_path / "res"
-    for ts, c in (("uniform_t", 5), ("uniform_tbar", 120)):
-        write(d, f"{ts}.json", make_result(correct=c, training={"steps": 1000, "t_sampling": ts}))
+    for ts, c in (("independent", 5), ("uniform_tbar", 120)):
+        write(d, f"{ts}.json", make_result(correct=c, training={"steps": 1000, "tsampling": ts}))
     table = build_table(load_frame([d]), LAYOUTS["table4"])
     (row,) = ours(table)
     assert [c.value for c in row.cells] == [0.01, 0.24]
