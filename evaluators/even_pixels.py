@@ -21,15 +21,12 @@ complementary colours of 512 pixels each at S ~ 1.0, V ~ 0.7.
 """
 from __future__ import annotations
 
-import logging
 from typing import Any, ClassVar
 
 import numpy as np
 
 from srm_bench.errors import SrmBenchError
 from srm_bench.evaluation import MetricInfo, TaskEvaluator
-
-log = logging.getLogger(__name__)
 
 SIZE = 32
 PIXELS = SIZE * SIZE

@@ -15,7 +15,6 @@ selection sampling (Knuth's Algorithm S): pixel ``p`` takes the second hue with 
 """
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -24,8 +23,6 @@ import numpy as np
 from srm_bench.errors import SrmBenchError
 from srm_bench.generation import TaskGenerator
 from srm_bench.seeding import stream_id
-
-log = logging.getLogger(__name__)
 
 SIZE = 32
 PIXELS = SIZE * SIZE
@@ -37,7 +34,7 @@ HUE_OFFSET_MAX = 0.5
 
 _BLOCKS_PER_ITEM = 129  # 4 uint64 words per Philox4x64 block: 516 words, 513 used
 _WORDS_PER_ITEM = 4 * _BLOCKS_PER_ITEM
-_CHUNK = 1024  # items per vectorised step, and
+_CHUNK = 1024  # items per vectorised step and
 _POSITIONS = 128  # pixel positions per block: sizes that keep the working set in cache
 # (1024 - p) / 2**32 for pixel p, as a column: scales a 32-bit uniform to [0, 1024 - p).
 _SCALE = np.arange(PIXELS, 0, -1, dtype=np.float64)[:, None] * 2.0 ** -32
@@ -154,7 +151,8 @@ class EvenPixelsGenerator(TaskGenerator):
         # Split and seed are part of the config because the random stream is keyed by them.
         return {
             "split": split, "seed": int(seed), "image_size": SIZE, "channels": 3,
-            "patch_size": PATCH_SIZE, "pixels_per_hue": HALF, "saturation": SATURATION, "value": VALUE, "hue_offset_max": HUE_OFFSET_MAX,
+            "patch_size": PATCH_SIZE, "pixels_per_hue": HALF, "saturation": SATURATION, "value": VALUE,
+            "hue_offset_max": HUE_OFFSET_MAX,
             "rng": "philox4x64-10/seedsequence/129-blocks-per-item/selection-sampling",
         }
 
@@ -174,8 +172,8 @@ class EvenPixelsGenerator(TaskGenerator):
         for lo in range(0, n, _CHUNK):
             hi = min(n, lo + _CHUNK)
             words = item_words(key, start + lo, start + hi)
-            # 53 random bits scaled to [0, 0.5): exact in float64.
-            hue[lo:hi] = (words[:, 0] >> np.uint64(11)).astype(np.float64) * 2.0 ** -54
+            # 53 random bits scaled to [0, 0.5): exact in float64 (0.5 is a power of two).
+            hue[lo:hi] = (words[:, 0] >> np.uint64(11)).astype(np.float64) * (2.0 ** -53 * HUE_OFFSET_MAX)
             assignment[lo:hi] = _select_half(words)
         return {"hue_offset": hue, "assignment": assignment}
 
