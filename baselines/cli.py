@@ -1,0 +1,114 @@
+"""``srm-bench train`` and ``srm-bench sample``: the baselines from the command line."""
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import click
+
+from .presets import BASELINES, PRESETS
+
+log = logging.getLogger(__name__)
+
+
+def _progress(ctx: click.Context) -> bool:
+    return bool((ctx.obj or {}).get("progress", False))
+
+
+@click.command(epilog="\b\nExamples:\n  srm-bench train --baseline srm --task even-pixels --preset small -o runs/srm-ep\n"
+                      "  torchrun --nproc_per_node 2 -m srm_bench.cli train --baseline ddpm --task sudoku --preset small -o runs/ddpm")
+@click.option("--baseline", type=click.Choice(BASELINES), required=True, help="srm: per-patch noise levels; ddpm: one shared level.")
+@click.option("--task", required=True, help="Task to train on (sudoku, even-pixels, ...).")
+@click.option("--preset", type=click.Choice(PRESETS), default="small", show_default=True,
+              help="paper: Table 5 of the paper; small: minutes on one GPU; tiny: CPU smoke test; dit-s/dit-b: DiT.")
+@click.option("--data", type=click.Path(path_type=Path), default=None,
+              help="Generated train split [default: generate the preset's train_items into OUT/data].")
+@click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="Run directory (checkpoint, log.csv).")
+@click.option("--steps", type=int, default=None, help="Training steps [preset].")
+@click.option("--batch-size", type=int, default=None, help="Effective batch over all processes [preset].")
+@click.option("--lr", type=float, default=None, help="Peak learning rate [preset].")
+@click.option("--warmup-steps", type=int, default=None, help="Linear warm-up steps [preset].")
+@click.option("--sharpness", type=float, default=None, help="Uniform t-bar sharpness (SRM) [preset].")
+@click.option("--ema-decay", type=float, default=None, help="EMA decay [preset].")
+@click.option("--seed", type=int, default=None, help="Training seed [0].")
+@click.option("--ckpt-every", type=int, default=None, help="Checkpoint every N steps [preset].")
+@click.option("--log-every", type=int, default=None, help="Log every N steps [preset].")
+@click.option("--train-items", type=int, default=None, help="Items to generate when --data is not given [preset].")
+@click.option("--compile/--no-compile", "compile_", default=None, help="torch.compile the network [off].")
+@click.option("--bf16/--no-bf16", default=None, help="bf16 autocast on CUDA [on].")
+@click.option("--resume/--no-resume", default=True, show_default=True, help="Continue from OUT/last.pt if present.")
+@click.option("--max-minutes", type=float, default=None, help="Stop (with a checkpoint) after this wall time.")
+@click.option("--device", default=None, help="cuda or cpu [cuda if available].")
+@click.pass_context
+def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path | None, out: Path, steps: int | None,
+          batch_size: int | None, lr: float | None, warmup_steps: int | None, sharpness: float | None,
+          ema_decay: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
+          train_items: int | None, compile_: bool | None, bf16: bool | None, resume: bool, max_minutes: float | None,
+          device: str | None) -> None:
+    """Train the SRM or the DDPM baseline on a task (DDP under torchrun)."""
+    from srm_bench.errors import SrmBenchError
+
+    from .presets import make_config, with_overrides
+    from .train import train as run_train
+
+    cfg = make_config(task, baseline, preset)
+    cfg = with_overrides(cfg, steps=steps, batch_size=batch_size, lr=lr, warmup_steps=warmup_steps,
+                         ema_decay=ema_decay, seed=seed, ckpt_every=ckpt_every, log_every=log_every,
+                         train_items=train_items, compile=compile_, bf16=bf16)
+    if sharpness is not None:
+        if baseline != "srm":
+            raise SrmBenchError("--sharpness applies to the SRM's Uniform t-bar sampling, not to the DDPM")
+        cfg = with_overrides(cfg, tsampling={**cfg.tsampling, "sharpness": sharpness})
+    if data is None:
+        import os
+
+        data = out / "data"
+        if not (data / "manifest.json").exists() and int(os.environ.get("RANK", "0")) == 0:
+            import srm_bench
+
+            srm_bench.generate(task, "train", n=cfg.train_items, out=data, progress=_progress(ctx))
+        if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+            import torch.distributed as dist
+
+            from .train import _dist
+
+            _dist()
+            dist.barrier()
+    summary = run_train(cfg, data, out, device=device, resume=resume, max_minutes=max_minutes, progress=_progress(ctx))
+    click.echo(json.dumps(summary))
+
+
+@click.command(epilog="\b\nExamples:\n  srm-bench sample runs/srm/last.pt --sampler sequential --order predicted --split hard -o srm-hard.h5\n"
+                      "  srm-bench sample runs/ddpm-ep/last.pt --sampler parallel -n 500 -o ddpm-ep.h5\n"
+                      "  srm-bench evaluate srm-hard.h5")
+@click.argument("checkpoint", type=click.Path(path_type=Path))
+@click.option("--sampler", type=click.Choice(["parallel", "sequential"]), default="parallel", show_default=True)
+@click.option("--order", type=click.Choice(["random", "graph", "predicted"]), default=None,
+              help="Sequential order: random, graph (task's dependency graph) or predicted (lowest uncertainty).")
+@click.option("--overlap", type=float, default=0.0, show_default=True, help="Sequential: overlap of the patch ramps, in [0, 1).")
+@click.option("--top-k", type=int, default=1, show_default=True, help="Sequential: patches started together per slot.")
+@click.option("--steps", type=int, default=1000, show_default=True, help="Network-evaluation budget (the same for every sampler).")
+@click.option("--eta", type=float, default=1.0, show_default=True, help="0 deterministic, 1 stochastic.")
+@click.option("--split", default=None, help="Puzzle split (Sudoku: easy/medium/hard) or the split named in the file.")
+@click.option("--reference", type=click.Path(path_type=Path), default=None, help="Puzzle set directory [canonical test set].")
+@click.option("-n", "--count", type=int, default=None, help="Number of samples [all puzzles, or 500].")
+@click.option("--seed", type=int, default=0, show_default=True, help="Sampling seed (per sample: (seed, index)).")
+@click.option("--batch-size", type=int, default=64, show_default=True)
+@click.option("--device", default=None, help="cuda or cpu [cuda if available].")
+@click.option("--ema/--no-ema", default=True, show_default=True, help="Use the EMA weights.")
+@click.option("--task", default=None, help="Refuse the checkpoint unless it is of this task.")
+@click.option("--name", default=None, help="Model name for the leaderboard [baseline-arch-preset].")
+@click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="Samples HDF5 to write.")
+@click.pass_context
+def sample(ctx: click.Context, checkpoint: Path, sampler: str, order: str | None, overlap: float, top_k: int, steps: int,
+           eta: float, split: str | None, reference: Path | None, count: int | None, seed: int, batch_size: int,
+           device: str | None, ema: bool, task: str | None, name: str | None, out: Path) -> None:
+    """Sample a trained baseline; 'srm-bench evaluate OUT' scores the file."""
+    from .inference import sample_checkpoint
+    from .schedules import SamplerConfig
+
+    cfg = SamplerConfig(name=sampler, order=order, overlap=overlap, top_k=top_k, steps=steps, eta=eta)
+    path = sample_checkpoint(checkpoint, cfg, out, split=split, reference=reference, count=count, seed=seed,
+                             device=device, batch_size=batch_size, ema=ema, task=task, name=name, progress=_progress(ctx))
+    click.echo(str(path))

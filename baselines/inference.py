@@ -1,0 +1,185 @@
+"""Sampling a trained baseline over a split and writing a samples file that
+``srm-bench evaluate`` scores directly.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from srm_bench.errors import SrmBenchError
+from srm_bench.seeding import stream_id
+
+from .noise import NoisePath
+from .presets import TrainConfig
+from .samplers import sample
+from .schedules import SamplerConfig, make_schedule, sudoku_graph
+from .train import build_model, load_checkpoint
+from .unet import DenoiserOutput
+
+log = logging.getLogger(__name__)
+
+
+def sample_seed(seed: int, index: int) -> int:
+    """The seed of sample ``index``: independent of batch size and order."""
+    return int(np.random.default_rng([int(seed), stream_id("baseline-sample"), int(index)]).integers(2**62))
+
+
+def load_denoiser(checkpoint: str | Path, device: str, *, ema: bool = True) -> tuple[torch.nn.Module, TrainConfig, dict[str, Any]]:
+    """The network of a checkpoint (EMA weights by default), its config and the raw state."""
+    state = load_checkpoint(checkpoint)
+    cfg = TrainConfig.from_dict(state["config"])
+    model = build_model(cfg.arch, cfg.model)
+    model.load_state_dict(state["ema" if ema else "model"])
+    return model.to(device).eval(), cfg, state
+
+
+def graph_for(task: str) -> torch.Tensor | None:
+    """The dependency graph of a task's patches (Sudoku: row, column, box), or None."""
+    return sudoku_graph() if task == "sudoku" else None
+
+
+def sample_images(model: torch.nn.Module, cfg: TrainConfig, sampler: SamplerConfig, indices: np.ndarray, *,
+                  seed: int, device: str, batch_size: int = 64, given: np.ndarray | None = None,
+                  known: np.ndarray | None = None, progress: bool = False,
+                  callback: Callable[[dict[str, Any]], None] | None = None) -> np.ndarray:
+    """Draw one uint8 NHWC sample per entry of ``indices`` (the per-sample seed is (seed, index)).
+
+    Args:
+        given: (N, H, W, C) uint8 clue images; ``known`` (N, P) bool given patches.
+
+    Raises:
+        SrmBenchError: sampler knobs that do not apply (see SamplerConfig.validate).
+    """
+    size, ch, patch = cfg.model["image_size"], cfg.model["in_channels"], cfg.model["patch_size"]
+    num_patches = (size // patch) ** 2
+    ddpm = cfg.baseline == "ddpm"
+    if ddpm and sampler.name != "parallel":
+        raise SrmBenchError("the DDPM baseline has one shared noise level; only --sampler parallel applies to it")
+    graph = graph_for(cfg.task)
+    schedule = make_schedule(sampler, num_patches, graph=None if graph is None else graph.to(device),
+                             has_uncertainty=not ddpm)
+    path = NoisePath(cfg.noise_path, cfg.target)
+    dev = torch.device(device)
+    use_amp = cfg.bf16 and dev.type == "cuda"
+
+    def net(x: torch.Tensor, t: torch.Tensor, cond: torch.Tensor | None) -> DenoiserOutput:
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_amp):
+            return model(x, t, cond)
+
+    out = np.empty((len(indices), size, size, ch), dtype=np.uint8)
+    for lo in tqdm(range(0, len(indices), batch_size), disable=not progress, desc="batches"):
+        idx = indices[lo:lo + batch_size]
+        gens = [torch.Generator(device=dev).manual_seed(sample_seed(seed, int(i))) for i in idx]
+        x = torch.stack([torch.randn((ch, size, size), generator=g, device=dev) for g in gens])
+        g_t = k_t = None
+        if given is not None and known is not None:
+            g_t = torch.from_numpy(given[lo:lo + batch_size]).to(dev).permute(0, 3, 1, 2).float() / 127.5 - 1.0
+            k_t = torch.from_numpy(known[lo:lo + batch_size]).to(dev)
+        with torch.inference_mode():
+            res = sample(net, x, schedule, path=path, generators=gens, patch_size=patch, eta=sampler.eta,
+                         given=g_t, known=k_t, ddpm=ddpm, callback=callback, disable=not progress)
+        out[lo:lo + len(idx)] = ((res + 1.0) * 127.5).round().clamp(0, 255).to(torch.uint8).permute(0, 2, 3, 1).cpu().numpy()
+    return out
+
+
+def file_sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str | Path, *, split: str | None = None,
+                      reference: str | Path | None = None, count: int | None = None, seed: int = 0,
+                      device: str | None = None, batch_size: int = 64, ema: bool = True, task: str | None = None,
+                      name: str | None = None, progress: bool = False, overwrite: bool = False) -> Path:
+    """Sample a checkpoint over a split and write an evaluable samples HDF5.
+
+    Args:
+        checkpoint: a ``last.pt`` written by training.
+        sampler: every sampler knob (recorded in the file).
+        out: samples file to write (refused if it exists, unless ``overwrite``).
+        split: conditional tasks: the puzzle split (default: the reference's); others: the
+            split named in the file (default ``test``).
+        reference: dataset directory of the puzzles (default: the canonical test set).
+        count: number of samples (default: the whole puzzle set, or 500).
+        task: if given, must be the checkpoint's task.
+
+    Raises:
+        SrmBenchError: a checkpoint of another task, a reference of another task, knobs that
+            do not apply, more samples than puzzles.
+    """
+    from srm_bench.registry import get_task
+    from srm_bench.samples import write_samples
+
+    out = Path(out)
+    if out.exists() and not overwrite:
+        raise SrmBenchError(f"{out}: exists; choose another -o or delete it")
+    if device is None:
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    model, cfg, state = load_denoiser(checkpoint, device, ema=ema)
+    if task is not None and task != cfg.task:
+        raise SrmBenchError(f"{checkpoint}: is a {cfg.task} checkpoint, not {task}; pass a {task} checkpoint")
+    spec = get_task(cfg.task)
+    given = known = None
+    dataset_sha = None
+    if spec.conditional:
+        from srm_bench.canonical import canonical_dataset
+        from srm_bench.dataset import load_dataset
+
+        if reference is not None:
+            ds = load_dataset(reference)
+            if ds.task != cfg.task:
+                raise SrmBenchError(f"{reference}: is a {ds.task} dataset, the checkpoint is {cfg.task}")
+            if split is not None and split != ds.split:
+                raise SrmBenchError(f"{reference}: is split {ds.split!r}, not {split!r}")
+        else:
+            if split is None:
+                raise SrmBenchError(f"{cfg.task} needs --split ({', '.join(spec.test_splits)}) or --reference DIR")
+            spec.check_split(split)
+            ds = canonical_dataset(cfg.task, split, progress=progress)
+        split = ds.split
+        n = ds.count if count is None else count
+        if n > ds.count:
+            raise SrmBenchError(f"{n} samples asked, but the {cfg.task}/{split} set has only {ds.count} puzzles")
+        indices = np.arange(n)
+        given = ds.images(indices)
+        known = np.asarray(ds.items["mask"][:n], dtype=bool).reshape(n, -1)
+        dataset_sha = ds.content_sha256
+    else:
+        from srm_bench.canonical import pinned
+
+        split = split or (spec.test_splits[0] if spec.test_splits else "test")
+        spec.check_split(split)
+        pin = pinned(cfg.task, split)
+        dataset_sha = pin["content_sha256"] if pin else None
+        indices = np.arange(500 if count is None else count)
+    t0 = time.perf_counter()
+    images = sample_images(model, cfg, sampler, indices, seed=seed, device=device, batch_size=batch_size,
+                           given=given, known=known, progress=progress)
+    wall = time.perf_counter() - t0
+    n_params = sum(p.numel() for p in model.parameters())
+    model_ref = {
+        "name": name or f"{cfg.baseline}-{cfg.arch}-{cfg.preset}",
+        "provenance": "baseline",
+        "sampler": {**sampler.to_dict(), "seed": seed, "weights": "ema" if ema else "raw", "wall_s": round(wall, 2),
+                    "device": torch.cuda.get_device_name() if torch.device(device).type == "cuda" else "cpu"},
+        "training": {"steps": int(state["step"]), "batch": cfg.batch_size, "lr": cfg.lr, "preset": cfg.preset,
+                     "baseline": cfg.baseline, "arch": cfg.arch, "params": n_params,
+                     "sharpness": cfg.tsampling.get("sharpness"), "tsampling": cfg.tsampling.get("kind"),
+                     "gpu_hours": round(float(state.get("wall_s", 0.0)) * int(state.get("world_size", 1)) / 3600, 4),
+                     "device": state.get("device"), "dataset_sha256": state.get("dataset_sha256"),
+                     "checkpoint_sha256": file_sha256(checkpoint)},
+    }
+    write_samples(out, images, task=cfg.task, split=split, dataset_sha256=dataset_sha, index=indices,
+                  model=model_ref, overwrite=overwrite)
+    log.info("wrote %d samples to %s in %.1f s", len(images), out, wall)
+    return out

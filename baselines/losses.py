@@ -1,0 +1,73 @@
+"""Training losses: MSE on the prediction x1, the VLB on the learned variance x1 (mean
+stop-gradient, as iDDPM), and the Gaussian NLL of the target under the predicted per-patch
+uncertainty x0.01 (mean stop-gradient). Every term is reduced per patch, weighted by the
+per-patch loss weight (1 / p(t); 0 for given or zeroed patches) and averaged over the
+patches that train.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from .noise import NoisePath
+from .samplers import learned_log_variance, pixel_levels, step_mean, step_sigmas
+from .unet import DenoiserOutput
+
+
+@dataclass(frozen=True)
+class LossWeights:
+    mse: float = 1.0
+    vlb: float = 1.0
+    nll: float = 0.01
+    vlb_steps: int = 1000  # the VLB term is that of a step t -> t - 1 / vlb_steps
+
+
+def per_patch(x: torch.Tensor, patch: int) -> torch.Tensor:
+    """(B, C, H, W) -> (B, P): mean over each patch's pixels and channels."""
+    return F.avg_pool2d(x.mean(1, keepdim=True), patch).flatten(1)
+
+
+def gaussian_kl(mean1: torch.Tensor, logvar1: torch.Tensor, mean2: torch.Tensor, logvar2: torch.Tensor) -> torch.Tensor:
+    """KL(N(mean1, e^logvar1) || N(mean2, e^logvar2)) elementwise, in nats."""
+    return 0.5 * (logvar2 - logvar1 + torch.exp(logvar1 - logvar2) + (mean1 - mean2) ** 2 * torch.exp(-logvar2) - 1.0)
+
+
+def srm_loss(out: DenoiserOutput, x: torch.Tensor, eps: torch.Tensor, z: torch.Tensor, t: torch.Tensor,
+             weight: torch.Tensor, path: NoisePath, patch: int, weights: LossWeights = LossWeights()
+             ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """The total loss and its parts.
+
+    Args:
+        out: the network's output for ``z``.
+        x, eps, z: clean data, noise and noisy input (B, C, H, W), z = a x + b eps.
+        t: (B, P) patch levels; ``weight`` (B, P) per-patch loss weights.
+    """
+    grid = (x.shape[-2] // patch, x.shape[-1] // patch)
+    t_pix = pixel_levels(t, grid, patch)
+    target = path.target_of(x, eps, t_pix)
+    pred = out.mean.float()
+    mse = per_patch((pred - target) ** 2, patch)
+
+    pred_sg = pred.detach()
+    s_pix = (t_pix - 1.0 / weights.vlb_steps).clamp_min(0.0)
+    small, large = step_sigmas(path, t_pix, s_pix, 1.0)
+    x0_hat, eps_hat = path.split(z, pred_sg, t_pix)
+    mean_q = step_mean(path, x, eps, s_pix, small)
+    mean_p = step_mean(path, x0_hat, eps_hat, s_pix, small)
+    logvar_p = learned_log_variance(out.v.float(), small, large)
+    logvar_q = torch.log(small.clamp_min(1e-12) ** 2)
+    kl = gaussian_kl(mean_q, logvar_q, mean_p, logvar_p) / math.log(2.0)
+    # The last step (to s = 0) has no Gaussian posterior: no VLB term there.
+    vlb = per_patch(torch.where(s_pix > 0, kl, torch.zeros_like(kl)), patch)
+
+    err = per_patch((target - pred_sg) ** 2, patch)
+    logvar = out.logvar.float()
+    nll = 0.5 * (logvar + err * torch.exp(-logvar))
+
+    n = (weight > 0).sum().clamp_min(1)
+    parts = {"mse": (weight * mse).sum() / n, "vlb": (weight * vlb).sum() / n, "nll": (weight * nll).sum() / n}
+    total = weights.mse * parts["mse"] + weights.vlb * parts["vlb"] + weights.nll * parts["nll"]
+    return total, {k: v.detach() for k, v in parts.items()}

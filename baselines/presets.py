@@ -1,0 +1,134 @@
+"""Training presets in one place: ``paper`` (the paper's Table 5 per task), ``small`` (fits
+a few GPU-minutes), ``tiny`` (CPU tests) and the DiT sizes ``dit-s`` / ``dit-b``.
+
+``make_config(task, baseline, preset)`` returns a :class:`TrainConfig`; every field can be
+overridden afterwards (the CLI does so for --steps, --batch-size, --lr ...).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from srm_bench.errors import SrmBenchError
+
+from .dit import DIT_SIZES, DiTConfig
+from .tsampling import TSamplingConfig
+from .unet import UNetConfig
+
+BASELINES = ("srm", "ddpm")
+
+# Shapes of the tasks, so presets need no task module: (image side, channels, patch side).
+TASK_SHAPES = {"sudoku": (252, 1, 28), "even-pixels": (32, 3, 4), "counting-polygons": (128, 3, 8),
+               "counting-stars": (128, 3, 8)}
+# The paper's Table 5 and the reference code: UNet, sharpness, batch, lr, steps, zero patches.
+PAPER = {
+    "sudoku": dict(base=128, mult=(1, 1, 2, 2, 4, 4), attn=(16, 8), sharpness=1.0, batch=56, lr=1e-4, steps=250_000, zero=0.0),
+    "even-pixels": dict(base=64, mult=(1, 2, 2, 4), attn=(8, 4), sharpness=0.75, batch=2048, lr=8e-4, steps=100_000, zero=0.5),
+    "counting-polygons": dict(base=128, mult=(1, 1, 2, 2, 4), attn=(16, 8), sharpness=0.5, batch=56, lr=1e-4, steps=250_000, zero=0.5),
+}
+PAPER["counting-stars"] = PAPER["counting-polygons"]
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything a training run needs besides its data; stored in every checkpoint."""
+
+    task: str
+    baseline: str
+    preset: str
+    arch: str
+    model: dict[str, Any]
+    noise_path: str = "rectified_flow"
+    target: str = "velocity"
+    tsampling: dict[str, Any] = field(default_factory=dict)
+    loss: dict[str, Any] = field(default_factory=lambda: {"mse": 1.0, "vlb": 1.0, "nll": 0.01, "vlb_steps": 1000})
+    batch_size: int = 56
+    lr: float = 1e-4
+    betas: tuple[float, float] = (0.95, 0.999)
+    weight_decay: float = 1e-6
+    warmup_steps: int = 1000
+    steps: int = 250_000
+    grad_clip: float = 1.0
+    ema_decay: float = 0.9999
+    bf16: bool = True
+    compile: bool = False
+    seed: int = 0
+    log_every: int = 50
+    ckpt_every: int = 1000
+    train_items: int = 100_000
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["betas"] = list(self.betas)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "TrainConfig":
+        d = dict(d)
+        d["betas"] = tuple(d["betas"])
+        return cls(**d)
+
+    def identity(self) -> dict[str, Any]:
+        """What must match for a checkpoint to be resumed or reused: task, baseline, preset, model."""
+        return {"task": self.task, "baseline": self.baseline, "preset": self.preset, "arch": self.arch, "model": self.model}
+
+
+def _unet(task: str, baseline: str, base: int, mult: tuple[int, ...], attn: tuple[int, ...], **kw: Any) -> dict[str, Any]:
+    size, ch, patch = TASK_SHAPES[task]
+    cond = ch + 1 if baseline == "ddpm" and task == "sudoku" else 0
+    return UNetConfig(image_size=size, in_channels=ch, cond_channels=cond, patch_size=patch, base_channels=base,
+                      channel_mult=mult, attention_resolutions=attn, **kw).to_dict()
+
+
+def _dit(task: str, baseline: str, size_name: str) -> dict[str, Any]:
+    size, ch, patch = TASK_SHAPES[task]
+    hidden, depth, heads = DIT_SIZES[size_name]
+    cond = ch + 1 if baseline == "ddpm" and task == "sudoku" else 0
+    token = {"sudoku": 7, "even-pixels": 2}.get(task, 4)
+    return DiTConfig(image_size=size, in_channels=ch, cond_channels=cond, patch_size=patch, token_patch=token,
+                     hidden=hidden, depth=depth, heads=heads).to_dict()
+
+
+PRESETS = ("paper", "small", "tiny", "dit-s", "dit-b")
+
+
+def make_config(task: str, baseline: str, preset: str) -> TrainConfig:
+    """The preset's TrainConfig for a task and baseline.
+
+    Raises:
+        SrmBenchError: unknown task, baseline or preset.
+    """
+    if task not in TASK_SHAPES:
+        raise SrmBenchError(f"no baseline presets for task {task!r}; valid: {', '.join(TASK_SHAPES)}")
+    if baseline not in BASELINES:
+        raise SrmBenchError(f"unknown baseline {baseline!r}; valid: {', '.join(BASELINES)}")
+    if preset not in PRESETS:
+        raise SrmBenchError(f"unknown preset {preset!r}; valid: {', '.join(PRESETS)}")
+    p = PAPER[task]
+    ts = TSamplingConfig(kind="shared" if baseline == "ddpm" else "uniform_tbar", sharpness=p["sharpness"],
+                         zero_patch_prob=0.0 if baseline == "ddpm" else p["zero"]).to_dict()
+    common = dict(task=task, baseline=baseline, preset=preset, tsampling=ts)
+    if preset == "paper":
+        return TrainConfig(arch="unet", model=_unet(task, baseline, p["base"], p["mult"], p["attn"]),
+                           batch_size=p["batch"], lr=p["lr"], steps=p["steps"], **common)
+    if preset == "small":
+        if task == "even-pixels":  # the paper's 19.7M UNet, a batch and schedule for minutes, not days
+            model = _unet(task, baseline, p["base"], p["mult"], p["attn"])
+            return TrainConfig(arch="unet", model=model, batch_size=256, lr=4e-4, steps=20_000, warmup_steps=500,
+                               ema_decay=0.999, **common)
+        model = _unet(task, baseline, 32, p["mult"][:-1], tuple(a for a in p["attn"]), emb_channels=128)
+        return TrainConfig(arch="unet", model=model, batch_size=64, lr=2e-4, steps=50_000, warmup_steps=500,
+                           ema_decay=0.999, **common)
+    if preset == "tiny":
+        size, ch, patch = TASK_SHAPES[task]
+        model = _unet(task, baseline, 32, (1, 2), (), emb_channels=64, time_channels=32, groups=8, dropout=0.0)
+        return TrainConfig(arch="unet", model=model, batch_size=8, lr=1e-3, steps=20, warmup_steps=2, ema_decay=0.9,
+                           bf16=False, log_every=1, ckpt_every=10, train_items=64, **common)
+    size_name = "S" if preset == "dit-s" else "B"
+    return TrainConfig(arch="dit", model=_dit(task, baseline, size_name), batch_size=p["batch"], lr=p["lr"],
+                       steps=p["steps"], **common)
+
+
+def with_overrides(cfg: TrainConfig, **kw: Any) -> TrainConfig:
+    """``cfg`` with the non-None keyword values replaced."""
+    return replace(cfg, **{k: v for k, v in kw.items() if v is not None})

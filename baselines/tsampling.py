@@ -1,0 +1,163 @@
+"""Noise levels for training: one level per patch (spatial variable) and its loss weight.
+
+Three samplers:
+
+- ``shared``: one t ~ U(0, 1) for the whole image (the DDPM baseline).
+- ``independent``: t_i ~ U(0, 1) per patch (Diffusion Forcing); the mean follows a Bates
+  distribution, concentrated around 0.5.
+- ``uniform_tbar``: the paper's Uniform t-bar: t-bar ~ U(0, 1), then the patch levels by
+  :func:`recursive_allocation` so that their mean is exactly t-bar; each patch's loss is
+  weighted by 1 / p(t), p estimated by a histogram of the same sampler.
+
+Given cells (Sudoku) are set to t = 0 with weight 0; ``zero_patch_prob`` does the same to
+a random fraction of patches (the option used for Even Pixels and Counting).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from srm_bench.errors import SrmBenchError
+
+KINDS = ("shared", "independent", "uniform_tbar")
+
+
+def split_alpha(d: int, sharpness: float) -> float:
+    """Beta(alpha, alpha) parameter of a split of ``d`` patches: (d - 1 - d mod 2)^1.05 * sharpness."""
+    return float((d - 1 - d % 2) ** 1.05 * sharpness)
+
+
+def recursive_allocation(tbar: np.ndarray, d: int, sharpness: float, rng: np.random.Generator) -> np.ndarray:
+    """Draw ``t`` in [0, 1]^d per row with mean exactly ``tbar`` (paper Algorithm 1).
+
+    The sum d * tbar is split recursively between the two halves of the vector, the split
+    point drawn from Beta(alpha, alpha) inside its feasible range; the result is shuffled.
+
+    Args:
+        tbar: (B,) target means in [0, 1].
+        d: number of patches.
+        sharpness: > 0; larger keeps the t_i closer to tbar.
+        rng: numpy generator.
+
+    Returns:
+        (B, d) float64 array.
+
+    Raises:
+        SrmBenchError: ``d < 1``, ``sharpness <= 0`` or ``tbar`` outside [0, 1].
+    """
+    tbar = np.asarray(tbar, dtype=np.float64)
+    if d < 1:
+        raise SrmBenchError(f"recursive allocation needs at least one patch (got d={d})")
+    if not sharpness > 0:
+        raise SrmBenchError(f"sharpness must be > 0 (got {sharpness})")
+    if tbar.size and (tbar.min() < 0 or tbar.max() > 1):
+        raise SrmBenchError("tbar must lie in [0, 1]")
+    out = np.empty((tbar.shape[0], d), dtype=np.float64)
+
+    def fill(total: np.ndarray, lo: int, hi: int) -> None:
+        n = hi - lo
+        if n == 1:
+            out[:, lo] = total
+            return
+        d1 = n // 2
+        d2 = n - d1
+        s1_max = np.minimum(total, d1)
+        s1_min = np.maximum(0.0, total - np.minimum(total, d2))
+        alpha = split_alpha(n, sharpness)
+        r = rng.beta(alpha, alpha, size=total.shape[0])
+        s1 = s1_min + (s1_max - s1_min) * r
+        fill(s1, lo, lo + d1)
+        fill(total - s1, lo + d1, hi)
+
+    fill(tbar * d, 0, d)
+    out = rng.permuted(out, axis=1)
+    return np.clip(out, 0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class TSamplingConfig:
+    """How training noise levels are drawn (stored in checkpoints)."""
+
+    kind: str = "uniform_tbar"
+    sharpness: float = 1.0
+    zero_patch_prob: float = 0.0
+    zero_patch_max_frac: float = 0.5
+    weight_bins: int = 100
+
+    def validate(self) -> None:
+        if self.kind not in KINDS:
+            raise SrmBenchError(f"unknown t-sampling {self.kind!r}; valid: {', '.join(KINDS)}")
+        if not self.sharpness > 0:
+            raise SrmBenchError(f"sharpness must be > 0 (got {self.sharpness})")
+        if not 0 <= self.zero_patch_prob <= 1 or not 0 <= self.zero_patch_max_frac <= 1:
+            raise SrmBenchError("zero_patch_prob and zero_patch_max_frac must lie in [0, 1]")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class NoiseLevelSampler:
+    """Draws per-patch training levels ``t`` (B, P) and loss weights ``w`` (B, P).
+
+    Example:
+        >>> s = NoiseLevelSampler(TSamplingConfig(), num_patches=81)
+        >>> t, w = s.sample(4, np.random.default_rng(0)); t.shape
+        (4, 81)
+    """
+
+    def __init__(self, config: TSamplingConfig, num_patches: int, *, estimate_draws: int = 200_000) -> None:
+        config.validate()
+        self.config = config
+        self.num_patches = num_patches
+        self.edges = np.linspace(0.0, 1.0, config.weight_bins + 1)
+        self.bin_weights = np.ones(config.weight_bins)
+        if config.kind == "uniform_tbar":
+            self.bin_weights = self._estimate_weights(estimate_draws)
+
+    def _estimate_weights(self, draws: int) -> np.ndarray:
+        """1 / p(t) per histogram bin, p estimated from the sampler itself (fixed seed)."""
+        rng = np.random.default_rng([20250226, self.num_patches])
+        rows = max(1, draws // self.num_patches)
+        t = self._draw(rows, rng).ravel()
+        density, _ = np.histogram(t, bins=self.edges, density=True)
+        # A floor keeps empty bins (possible only for tiny P) from getting infinite weight.
+        return 1.0 / np.maximum(density, 0.05)
+
+    def _draw(self, batch: int, rng: np.random.Generator) -> np.ndarray:
+        kind, p = self.config.kind, self.num_patches
+        if kind == "shared":
+            return np.repeat(rng.random((batch, 1)), p, axis=1)
+        if kind == "independent":
+            return rng.random((batch, p))
+        return recursive_allocation(rng.random(batch), p, self.config.sharpness, rng)
+
+    def weight_of(self, t: np.ndarray) -> np.ndarray:
+        """The 1 / p(t) weight of each level (1 for the shared and independent samplers)."""
+        idx = np.clip(np.searchsorted(self.edges, t, side="right") - 1, 0, len(self.bin_weights) - 1)
+        return self.bin_weights[idx]
+
+    def sample(self, batch: int, rng: np.random.Generator, known: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Levels and weights for a batch; ``known`` (B, P) bool marks given patches (t = 0, w = 0).
+
+        Raises:
+            SrmBenchError: ``known`` of the wrong shape.
+        """
+        t = self._draw(batch, rng)
+        w = self.weight_of(t)
+        cfg = self.config
+        if cfg.zero_patch_prob > 0:
+            hit = rng.random(batch) < cfg.zero_patch_prob
+            frac = rng.random(batch) * cfg.zero_patch_max_frac
+            ranks = rng.permuted(np.tile(np.arange(self.num_patches), (batch, 1)), axis=1)
+            zero = hit[:, None] & (ranks < np.floor(frac * self.num_patches)[:, None])
+            t[zero] = 0.0
+            w[zero] = 0.0
+        if known is not None:
+            known = np.asarray(known, dtype=bool)
+            if known.shape != (batch, self.num_patches):
+                raise SrmBenchError(f"known mask must be {(batch, self.num_patches)}, got {known.shape}")
+            if cfg.kind != "shared":
+                t[known] = 0.0
+            w[known] = 0.0
+        return t.astype(np.float32), w.astype(np.float32)

@@ -1,0 +1,237 @@
+"""The paper's UNet with a per-pixel noise-level map.
+
+An ADM-style UNet (residual blocks, attention at low resolutions, skip connections) whose
+noise level is a map: the per-patch levels are expanded to pixels, resized bilinearly to
+each resolution, embedded (sinusoid of 1000 t, then a 2-layer MLP shared by all
+resolutions) and added by every residual block as a per-pixel bias before its second
+GroupNorm. The embedding is computed once per resolution, not per block (the same maths
+as per block, with far less memory).
+
+Outputs: the mean prediction (C channels), the learned-variance interpolation v (C
+channels, used as (v + 1) / 2 as in iDDPM) and one log-variance channel averaged
+over each patch: the predicted uncertainty.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import NamedTuple
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from srm_bench.errors import SrmBenchError
+
+
+class DenoiserOutput(NamedTuple):
+    """What every denoiser returns: mean (B,C,H,W), v (B,C,H,W), log-variance per patch (B,P)."""
+
+    mean: torch.Tensor
+    v: torch.Tensor
+    logvar: torch.Tensor
+
+
+@dataclass(frozen=True)
+class UNetConfig:
+    """Architecture of a :class:`UNet` (stored in checkpoints)."""
+
+    image_size: int = 32
+    in_channels: int = 3
+    cond_channels: int = 0
+    patch_size: int = 4
+    base_channels: int = 64
+    channel_mult: tuple[int, ...] = (1, 2, 2, 4)
+    num_res_blocks: int = 2
+    attention_resolutions: tuple[int, ...] = (8, 4)
+    head_channels: int = 64
+    dropout: float = 0.1
+    groups: int = 32
+    emb_channels: int = 512
+    time_channels: int = 256  # sinusoid width before the MLP
+    arch: str = field(default="unet")
+
+    def validate(self) -> None:
+        if self.image_size % self.patch_size:
+            raise SrmBenchError(f"image size {self.image_size} is not a multiple of the patch size {self.patch_size}")
+        for m in self.channel_mult:
+            if (m * self.base_channels) % self.groups:
+                raise SrmBenchError(f"channels {m * self.base_channels} not divisible by {self.groups} groups")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["channel_mult"] = list(self.channel_mult)
+        d["attention_resolutions"] = list(self.attention_resolutions)
+        return d
+
+
+def timestep_embedding(t: torch.Tensor, dim: int, scale: float = 1000.0) -> torch.Tensor:
+    """Sinusoidal embedding of ``scale * t`` along a new last axis of size ``dim``."""
+    half = dim // 2
+    freqs = torch.exp(-math.log(10000.0) * torch.arange(half, device=t.device, dtype=torch.float32) / half)
+    args = (scale * t.float())[..., None] * freqs
+    emb = torch.cat([torch.cos(args), torch.sin(args)], dim=-1)
+    if dim % 2:
+        emb = F.pad(emb, (0, 1))
+    return emb
+
+
+def patch_map(t: torch.Tensor, grid: tuple[int, int], patch: int) -> torch.Tensor:
+    """(B, P) per-patch levels -> (B, 1, H, W) per-pixel map."""
+    b = t.shape[0]
+    g = t.reshape(b, 1, grid[0], grid[1])
+    return g.repeat_interleave(patch, dim=2).repeat_interleave(patch, dim=3)
+
+
+def zero_module(m: nn.Module) -> nn.Module:
+    for p in m.parameters():
+        nn.init.zeros_(p)
+    return m
+
+
+class ResBlock(nn.Module):
+    def __init__(self, cin: int, cout: int, emb: int, dropout: float, groups: int) -> None:
+        super().__init__()
+        self.norm1 = nn.GroupNorm(groups, cin)
+        self.conv1 = nn.Conv2d(cin, cout, 3, padding=1)
+        self.emb = nn.Conv2d(emb, cout, 1)
+        self.norm2 = nn.GroupNorm(groups, cout)
+        self.drop = nn.Dropout(dropout)
+        self.conv2 = zero_module(nn.Conv2d(cout, cout, 3, padding=1))
+        self.skip = nn.Identity() if cin == cout else nn.Conv2d(cin, cout, 1)
+
+    def forward(self, x: torch.Tensor, emb: torch.Tensor) -> torch.Tensor:
+        h = self.conv1(F.silu(self.norm1(x)))
+        h = h + self.emb(emb)  # per-pixel noise-level bias, added before the GroupNorm
+        h = self.conv2(self.drop(F.silu(self.norm2(h))))
+        return self.skip(x) + h
+
+
+class AttnBlock(nn.Module):
+    def __init__(self, ch: int, head_channels: int, groups: int) -> None:
+        super().__init__()
+        self.heads = max(1, ch // head_channels)
+        self.norm = nn.GroupNorm(groups, ch)
+        self.qkv = nn.Conv2d(ch, 3 * ch, 1)
+        self.proj = zero_module(nn.Conv2d(ch, ch, 1))
+
+    def forward(self, x: torch.Tensor, emb: torch.Tensor | None = None) -> torch.Tensor:
+        b, c, h, w = x.shape
+        qkv = self.qkv(self.norm(x)).reshape(b, 3, self.heads, c // self.heads, h * w)
+        q, k, v = (qkv[:, i].transpose(-1, -2) for i in range(3))
+        out = F.scaled_dot_product_attention(q, k, v)
+        return x + self.proj(out.transpose(-1, -2).reshape(b, c, h, w))
+
+
+class Down(nn.Module):
+    def __init__(self, ch: int) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(ch, ch, 3, stride=2, padding=1)
+
+    def forward(self, x: torch.Tensor, emb: torch.Tensor | None = None) -> torch.Tensor:
+        return self.conv(x)
+
+
+class Up(nn.Module):
+    """Nearest upsampling to the skip's size (63 -> 126 as well as 32 -> 63), then a conv."""
+
+    def __init__(self, ch: int) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(ch, ch, 3, padding=1)
+
+    def forward(self, x: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:
+        return self.conv(F.interpolate(x, size=size, mode="nearest"))
+
+
+class UNet(nn.Module):
+    """UNet denoiser with per-patch noise levels.
+
+    ``forward(x, t, cond=None)``: ``x`` (B, C, H, W) noisy image, ``t`` (B, P) per-patch
+    levels in [0, 1] (P = (H / patch)^2, row-major), ``cond`` (B, cond_channels, H, W)
+    extra input channels (the DDPM's mask and masked image for Sudoku).
+    """
+
+    def __init__(self, config: UNetConfig) -> None:
+        super().__init__()
+        config.validate()
+        self.config = config
+        c = config
+        base = c.base_channels
+        emb = c.emb_channels
+        self.grid = (c.image_size // c.patch_size, c.image_size // c.patch_size)
+        self.emb_mlp = nn.Sequential(nn.Linear(c.time_channels, emb), nn.SiLU(), nn.Linear(emb, emb))
+        self.conv_in = nn.Conv2d(c.in_channels + c.cond_channels, base, 3, padding=1)
+        sizes = [c.image_size]
+        for _ in range(len(c.channel_mult) - 1):
+            sizes.append((sizes[-1] + 1) // 2)
+        self.sizes = sizes
+        self.down = nn.ModuleList()
+        skips = [base]
+        ch = base
+        for level, mult in enumerate(c.channel_mult):
+            for _ in range(c.num_res_blocks):
+                blocks = [ResBlock(ch, mult * base, emb, c.dropout, c.groups)]
+                ch = mult * base
+                if sizes[level] in c.attention_resolutions:
+                    blocks.append(AttnBlock(ch, c.head_channels, c.groups))
+                self.down.append(nn.ModuleList(blocks))
+                skips.append(ch)
+            if level < len(c.channel_mult) - 1:
+                self.down.append(nn.ModuleList([Down(ch)]))
+                skips.append(ch)
+        self.mid = nn.ModuleList([ResBlock(ch, ch, emb, c.dropout, c.groups), AttnBlock(ch, c.head_channels, c.groups),
+                                  ResBlock(ch, ch, emb, c.dropout, c.groups)])
+        self.up = nn.ModuleList()
+        for level, mult in reversed(list(enumerate(c.channel_mult))):
+            for j in range(c.num_res_blocks + 1):
+                blocks = [ResBlock(ch + skips.pop(), mult * base, emb, c.dropout, c.groups)]
+                ch = mult * base
+                if sizes[level] in c.attention_resolutions:
+                    blocks.append(AttnBlock(ch, c.head_channels, c.groups))
+                if level > 0 and j == c.num_res_blocks:
+                    blocks.append(Up(ch))
+                self.up.append(nn.ModuleList(blocks))
+        self.norm_out = nn.GroupNorm(c.groups, ch)
+        self.conv_out = zero_module(nn.Conv2d(ch, 2 * c.in_channels + 1, 3, padding=1))
+
+    def _embedding_at(self, full: torch.Tensor, size: int, dtype: torch.dtype) -> torch.Tensor:
+        """SiLU(MLP(sinusoid(1000 t))) per pixel of a (B, 1, H, W) level map resized to ``size``."""
+        m = full if size == full.shape[-1] else F.interpolate(full, size=(size, size), mode="bilinear", align_corners=False)
+        e = self.emb_mlp(timestep_embedding(m[:, 0], self.config.time_channels).to(dtype))
+        return F.silu(e).permute(0, 3, 1, 2)
+
+    def _embeddings(self, t: torch.Tensor, dtype: torch.dtype) -> dict[int, torch.Tensor]:
+        """The embedding map of every resolution, computed once per forward pass."""
+        full = patch_map(t.float(), self.grid, self.config.patch_size)
+        return {size: self._embedding_at(full, size, dtype) for size in self.sizes}
+
+    def forward(self, x: torch.Tensor, t: torch.Tensor, cond: torch.Tensor | None = None) -> DenoiserOutput:
+        c = self.config
+        if t.shape != (x.shape[0], self.grid[0] * self.grid[1]):
+            raise SrmBenchError(f"noise levels must be (batch, {self.grid[0] * self.grid[1]}), got {tuple(t.shape)}")
+        if c.cond_channels:
+            if cond is None:
+                raise SrmBenchError("this model takes conditioning channels (mask and masked image); pass cond")
+            x = torch.cat([x, cond], dim=1)
+        dtype = torch.get_autocast_dtype("cuda") if x.is_cuda and torch.is_autocast_enabled("cuda") else x.dtype
+        embs = self._embeddings(t, dtype)
+        h = self.conv_in(x)
+        hs = [h]
+        for blocks in self.down:
+            for blk in blocks:
+                h = blk(h, embs[h.shape[-1]]) if not isinstance(blk, Down) else blk(h)
+            hs.append(h)
+        for blk in self.mid:
+            h = blk(h, embs[h.shape[-1]])
+        for blocks in self.up:
+            skip = hs.pop()
+            h = torch.cat([h, skip], dim=1)
+            for blk in blocks:
+                if isinstance(blk, Up):
+                    h = blk(h, hs[-1].shape[-2:])
+                else:
+                    h = blk(h, embs[h.shape[-1]])
+        out = self.conv_out(F.silu(self.norm_out(h))).float()
+        ci = c.in_channels
+        logvar = F.avg_pool2d(out[:, 2 * ci:], c.patch_size).flatten(1)
+        return DenoiserOutput(out[:, :ci], out[:, ci:2 * ci], logvar)
