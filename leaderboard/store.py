@@ -278,7 +278,12 @@ def to_frame(entries: list[Entry]) -> pd.DataFrame:
     """One row per entry: identity, comparability fields and every metric with its interval."""
     frame = pd.DataFrame.from_records([_record(e) for e in entries])
     if frame.empty:
-        frame = pd.DataFrame(columns=["task", "split", *IDENTITY, *COMPARABILITY, "path"])
+        return pd.DataFrame(columns=["task", "split", *IDENTITY, *COMPARABILITY, "path"])
+    for col in ("sampler_steps", "top_k", "train_steps", "train_batch", "n", "seed"):
+        try:  # whole numbers stay whole where some are missing (pandas would make them floats)
+            frame[col] = frame[col].astype("Int64")
+        except (TypeError, ValueError):
+            pass
     return frame
 
 

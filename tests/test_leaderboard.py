@@ -97,6 +97,9 @@ def test_results_beside_the_paper_with_bold_arrows_and_intervals(tmp_path):
     # the paper's best of Table 1 (SRM predicted order w/o overlap, hard 0.516) is bold in its group too
     paper_best = [r for r in table.rows if r.group == "paper" and r.labels["sampler"] == "Predicted Order w/o Overlap"][0]
     assert paper_best.cells[-1].bold and paper_best.cells[-1].value == 0.516
+    df = table.frame()
+    assert len(df) == len(table.rows) and df[("Hard", "Acc")].max() == 0.8
+    assert list(df[("", "Group")].unique()) == ["Paper (transcribed)", "Baselines (ours)"]
 
 
 @pytest.mark.parametrize("field,a,b,column", [
