@@ -121,14 +121,16 @@ def render_items(hue_offset: np.ndarray, assignment: np.ndarray, saturation: flo
             f"got {hue_offset.shape} and {assignment.shape}"
         )
     colours = palette(hue_offset, saturation, value)
-    second = np.unpackbits(assignment, axis=1)
     images = np.empty((n, PIXELS, 3), dtype=np.uint8)
-    # first + bit * (second - first) in uint8 modular arithmetic is exact; one channel at a
-    # time is several times faster than broadcasting over a trailing axis of 3.
-    for ch in range(3):
-        first = colours[:, 0, ch:ch + 1]
-        np.multiply(second, colours[:, 1, ch:ch + 1] - first, out=images[:, :, ch])
-        images[:, :, ch] += first
+    for lo in range(0, n, _CHUNK):
+        hi = min(n, lo + _CHUNK)
+        second = np.unpackbits(assignment[lo:hi], axis=1)
+        # first + bit * (second - first) in uint8 modular arithmetic is exact; one channel at
+        # a time is several times faster than broadcasting over a trailing axis of 3.
+        for ch in range(3):
+            first = colours[lo:hi, 0, ch:ch + 1]
+            np.multiply(second, colours[lo:hi, 1, ch:ch + 1] - first, out=images[lo:hi, :, ch])
+            images[lo:hi, :, ch] += first
     return images.reshape(n, SIZE, SIZE, 3)
 
 
