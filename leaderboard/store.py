@@ -131,6 +131,7 @@ def load_entries(dirs: Iterable[str | Path]) -> list[Entry]:
         for name, item in candidates:
             try:
                 res = validate_result(item, name)
+                _check_shape(res, name)
             except SrmBenchError as exc:
                 log.warning("%s; skipped", exc)
                 continue
@@ -143,6 +144,31 @@ def load_entries(dirs: Iterable[str | Path]) -> list[Entry]:
             entries.append(Entry(res, name, [paper["table"]] if paper.get("table") else [],
                                  [res["model"].get("reference", "")] if paper else []))
     return entries
+
+
+RECORD_FIELDS = frozenset((
+    "task", "split", *IDENTITY, *COMPARABILITY, "sampler_name", "gpu_hours", "seed", "tables", "reference", "created",
+    "srm_bench_version", "path", "per_sample_file"))
+
+
+def _check_shape(res: Mapping[str, Any], where: str) -> None:
+    """What the leaderboard needs beyond ``validate_result``: objects where objects belong, plain names."""
+    for key in ("task", "split"):
+        if not isinstance(res[key], str):
+            raise SrmBenchError(f"{where}: {key!r} must be a string")
+    for parent, key in (("", "dataset"), ("", "evaluator"), ("", "samples"), ("", "config"), ("model", "sampler"),
+                        ("model", "training"), ("config", "paper")):
+        obj = (res.get(parent) or {}) if parent else res
+        if obj.get(key) is not None and not isinstance(obj.get(key), Mapping):
+            raise SrmBenchError(f"{where}: '{parent + '.' if parent else ''}{key}' must be an object")
+    for name in res["metrics"]:
+        if name in RECORD_FIELDS or name.endswith(("_lo", "_hi", "_higher_is_better")):
+            raise SrmBenchError(f"{where}: metric name {name!r} clashes with a leaderboard column; rename the metric")
+
+
+def _scalar(v: Any) -> Any:
+    """Identity values must be hashable: lists and objects become their JSON text."""
+    return v if v is None or isinstance(v, (str, int, float, bool)) else json.dumps(v, sort_keys=True)
 
 
 def _num(x: Any) -> float | None:
@@ -205,20 +231,20 @@ def _record(e: Entry) -> dict[str, Any]:
         "split": res["split"],
         "provenance": model["provenance"],
         "model": str(model["name"]),
-        "arch": training.get("arch"),
+        "arch": _scalar(training.get("arch")),
         "sampler": sampler_label(sampler),
-        "sampler_name": sampler.get("name"),
-        "order": sampler.get("order"),
+        "sampler_name": _scalar(sampler.get("name")),
+        "order": _scalar(sampler.get("order")),
         "overlap": _num(sampler.get("overlap")),
         "eta": _num(sampler.get("eta")),
-        "sampler_steps": sampler.get("steps"),
-        "top_k": sampler.get("top_k"),
-        "weights": sampler.get("weights"),
-        "tsampling": training.get("tsampling"),
-        "noise_path": training.get("noise_path"),
+        "sampler_steps": _scalar(sampler.get("steps")),
+        "top_k": _scalar(sampler.get("top_k")),
+        "weights": _scalar(sampler.get("weights")),
+        "tsampling": _scalar(training.get("tsampling")),
+        "noise_path": _scalar(training.get("noise_path")),
         "sharpness": _num(training.get("sharpness")),
-        "train_steps": training.get("steps"),
-        "train_batch": training.get("batch"),
+        "train_steps": _scalar(training.get("steps")),
+        "train_batch": _scalar(training.get("batch")),
         "gpu_hours": _num(training.get("gpu_hours")),
         "evaluator": "paper" if evaluator.get("name") == "paper" else f"{evaluator.get('name', '?')} v{evaluator.get('version', '?')}",
         "dataset": _dataset_label(res),
@@ -227,7 +253,7 @@ def _record(e: Entry) -> dict[str, Any]:
         "seed": res.get("seed"),
         "tables": ", ".join(e.tables),
         "reference": " | ".join(e.references) if e.references else model.get("reference", ""),
-        "created": res.get("created", ""),
+        "created": str(res.get("created", "")),
         "srm_bench_version": res.get("srm_bench_version", ""),
         "path": e.path,
         "per_sample_file": res.get("per_sample_file"),

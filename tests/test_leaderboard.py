@@ -166,6 +166,9 @@ def test_bad_files_get_one_warning_each_and_are_skipped(tmp_path, caplog):
         "badprov.json": {**good, "model": {**good["model"], "provenance": "rumour"}},
         "zz-duplicate.json": good,
         "set.json": {"schema": "srm-bench/result-set", "results": "not a list"},
+        "sampler-string.json": {**good, "model": {**good["model"], "sampler": "ddpm"}},
+        "clash.json": {**good, "metrics": {"model": good["metrics"]["accuracy"]}},
+        "paper-string.json": {**good, "config": {"paper": "Table 1"}},
     }
     for name, obj in bad.items():
         write(d, name, obj)
