@@ -137,3 +137,19 @@ def test_item_rng_is_keyed_by_split_and_index() -> None:
     assert not np.allclose(a, item_rng(0, "sudoku/easy", 3).random(4))
     assert not np.allclose(a, item_rng(0, "sudoku/hard", 4).random(4))
     assert np.allclose(a, item_rng(0, "sudoku/hard", 3).random(4))
+
+
+def test_torch_dataset(easy_small) -> None:
+    import torch
+
+    from srm_bench.generators.sudoku import SudokuTorchDataset
+
+    ds = SudokuTorchDataset(str(easy_small))
+    assert len(ds) == 60
+    item = ds[7]
+    assert item["image"].shape == (1, 252, 252) and item["image"].dtype == torch.float32
+    assert item["image"].min() >= -1 and item["image"].max() <= 1
+    raw = srm_bench.load_dataset(easy_small).images(np.array([7]))[0, :, :, 0]
+    assert torch.allclose((item["image"][0] + 1) * 127.5, torch.from_numpy(raw.astype(np.float32)), atol=1e-3)
+    batch = next(iter(torch.utils.data.DataLoader(ds, batch_size=4)))
+    assert batch["mask"].shape == (4, 9, 9) and batch["grid"].dtype == torch.int64

@@ -1,0 +1,34 @@
+# Quickstart targets. `make demo` and `make test` each work on a fresh machine:
+# they create .venv, install srm-bench with its dependencies, then run.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEMO := out/demo
+
+.PHONY: demo test bench clean
+
+demo: $(STAMP)
+	rm -rf $(DEMO)
+	$(BIN)/srm-bench generate sudoku --split hard -o $(DEMO)/hard
+	$(BIN)/srm-bench verify $(DEMO)/hard
+	$(BIN)/srm-bench evaluate $(DEMO)/hard --out $(DEMO)/results
+	for s in random greedy most-constrained; do \
+	  $(BIN)/srm-bench oracle sudoku --strategy $$s --split hard --reference $(DEMO)/hard -o $(DEMO)/oracle-$$s.h5 && \
+	  $(BIN)/srm-bench evaluate $(DEMO)/oracle-$$s.h5 --reference $(DEMO)/hard --out $(DEMO)/results || exit 1; \
+	done
+	$(BIN)/srm-bench leaderboard --task sudoku --results $(DEMO)/results
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+clean:
+	rm -rf $(VENV) out
