@@ -232,7 +232,8 @@ def classify(tiles: np.ndarray, model=None, batch_size: int = 8192) -> np.ndarra
     out = np.empty((tiles.shape[0], 10), dtype=np.float32)
     with torch.inference_mode():
         for s in range(0, tiles.shape[0], batch_size):
-            t = torch.from_numpy(np.ascontiguousarray(tiles[s:s + batch_size]))
+            block = np.ascontiguousarray(tiles[s:s + batch_size])
+            t = torch.from_numpy(block if block.flags.writeable else block.copy())
             out[s:s + batch_size] = torch.softmax(model(t), dim=1).numpy()
     return out
 
