@@ -242,6 +242,11 @@ def test_strict_metric_tolerances():
     for image in (_image_of([0.3, 0.8], value=0.95), _image_of([0.3, 0.8], saturation=0.6)):
         assert ev.paper_scores(image)["error"][0] == 0
         assert ev.strict_scores(image)["strict_error"][0] == 512
+    # One colour right, its complement too bright: that half is off-palette.
+    half_off = _image_of([0.3, 0.3])
+    half_off[0, 16:] = _image_of([0.8, 0.8], value=0.95)[0, 16:]
+    scores = ev.strict_scores(half_off)
+    assert (scores["n_a"][0], scores["n_b"][0], scores["strict_error"][0]) == (512, 0, 512)
     # Hues 5 deg either side of each cluster centre are still one cluster each.
     jitter = _image_of([0.3 - 5 / 360, 0.3 + 5 / 360, 0.8 - 5 / 360, 0.8 + 5 / 360])
     assert ev.strict_scores(jitter)["strict_error"][0] == 0
@@ -301,6 +306,12 @@ def test_cli_generate_then_evaluate_end_to_end(tmp_path):
     gen = _cli("generate", "even-pixels", "--split", "test", "-o", str(data), env=env)
     assert gen.returncode == 0, gen.stderr
     assert "hash matches the pinned one" in gen.stdout
+    sharded = _cli("generate", "even-pixels", "--split", "test", "-o", str(tmp_path / "sharded"), "--workers", "2",
+                   "--shard-size", "100", env=env)
+    assert sharded.returncode == 0, sharded.stderr
+    one, five = (json.loads((d / "manifest.json").read_text()) for d in (data, tmp_path / "sharded"))
+    assert len(five["shards"]) == 5
+    assert (one["content_sha256"], one["images_sha256"]) == (five["content_sha256"], five["images_sha256"])
     ds = load_dataset(data)
     images = ds.images()
     samples = write_samples(tmp_path / "s.h5", images, task="even-pixels", split="test",
