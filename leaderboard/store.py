@@ -109,7 +109,7 @@ def load_entries(dirs: Iterable[str | Path]) -> list[Entry]:
         The valid entries, in file order.
     """
     entries: list[Entry] = []
-    seen: dict[tuple, str] = {}
+    seen: dict[str, str] = {}
     for path in _files(Path(d) for d in dirs):
         where = str(path)
         try:
@@ -135,7 +135,7 @@ def load_entries(dirs: Iterable[str | Path]) -> list[Entry]:
             except SrmBenchError as exc:
                 log.warning("%s; skipped", exc)
                 continue
-            key = _identity_key(res)
+            key = json.dumps(_identity_key(res), default=str)
             if key in seen:
                 log.warning("%s: skipped, duplicate of %s", name, seen[key])
                 continue
@@ -206,7 +206,7 @@ def _dataset_label(res: Mapping[str, Any]) -> str:
     if res["model"]["provenance"] == "paper":
         return "paper's"
     sha = (res.get("dataset") or {}).get("content_sha256")
-    if not sha:
+    if not sha or not isinstance(sha, str):
         return "unknown"
     from srm_bench.canonical import pinned
 
@@ -308,7 +308,7 @@ def to_frame(entries: list[Entry]) -> pd.DataFrame:
     for col in ("sampler_steps", "top_k", "train_steps", "train_batch", "n", "seed"):
         try:  # whole numbers stay whole where some are missing (pandas would make them floats)
             frame[col] = frame[col].astype("Int64")
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             pass
     return frame
 
