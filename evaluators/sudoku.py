@@ -21,11 +21,12 @@ import numpy as np
 
 from srm_bench.dataset import Dataset
 from srm_bench.digits import (
-    HIDDEN, build_mlp, classify, embedded_digits, embedded_split, file_sha256, load_classifier,
-    mnist_idx_digits, weights_info,
+    HIDDEN, build_mlp, classify, embedded_digits, embedded_split, load_classifier, mnist_idx_digits,
+    weights_info,
 )
 from srm_bench.errors import SrmBenchError
 from srm_bench.evaluation import MetricInfo, TaskEvaluator
+from srm_bench.shards import file_sha256
 
 TILE = 28
 MAX_L1 = 432
@@ -222,7 +223,7 @@ def train_command(ctx: click.Context, out: Path, mnist: Path | None, epochs: int
 
     from safetensors.torch import save_file
 
-    from srm_bench.shards import atomic_path, write_json_atomic
+    from srm_bench.shards import atomic_output, write_json_atomic
 
     if out.exists():
         raise SrmBenchError(f"{out}: exists; choose another -o or delete it")
@@ -238,9 +239,8 @@ def train_command(ctx: click.Context, out: Path, mnist: Path | None, epochs: int
     model = train_digit_mlp(xtr, ytr, epochs=epochs, seed=seed, progress=progress)
     seconds = time.perf_counter() - t0
     held = accuracy(model, xte, yte)
-    tmp = atomic_path(out)
-    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(tmp))
-    tmp.replace(out)
+    with atomic_output(out) as tmp:
+        save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(tmp))
     info: dict[str, Any] = {
         "file": out.name, "sha256": file_sha256(out), "architecture": f"mlp 784-{'-'.join(map(str, HIDDEN))}-10",
         "input": "uint8 tiles 28x28 in [0, 255], white digit on black; scaled to [0, 1] inside the model",

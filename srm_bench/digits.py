@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import ChecksumError, SrmBenchError
+from .shards import file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -186,14 +187,6 @@ def weights_path() -> Path:
 def weights_info() -> dict:
     """Metadata of the shipped weights (SHA-256, accuracies, training command)."""
     return json.loads(resources.files("srm_bench").joinpath("weights", "digit_mlp.json").read_text())
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 @lru_cache(maxsize=2)

@@ -229,15 +229,12 @@ def _write(result: Result, per_sample: dict[str, np.ndarray], index: np.ndarray 
         frame["puzzle"] = index
     for k2, v in per_sample.items():
         frame[k2] = v
-    from .shards import atomic_path
-    import os
+    from .shards import atomic_output
 
-    tmp = atomic_path(csv)
     try:
-        frame.to_csv(tmp, index=False, float_format="%.6g")
-        os.replace(tmp, csv)
+        with atomic_output(csv) as tmp:
+            frame.to_csv(tmp, index=False, float_format="%.6g")
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise SrmBenchError(f"{out}: cannot write results ({exc.strerror}); pass another --out") from None
     result["per_sample_file"] = csv.name
     try:

@@ -13,7 +13,6 @@ Everything is normalised to uint8 ``(N, H, W, C)``.
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +22,7 @@ import numpy as np
 
 from .errors import SrmBenchError
 from .registry import TaskSpec
-from .shards import atomic_path
+from .shards import atomic_output
 
 RANGES = {"0,1": (0.0, 1.0), "-1,1": (-1.0, 1.0), "0,255": (0.0, 255.0)}
 SAMPLES_FORMAT = "srm-bench-samples"
@@ -220,9 +219,8 @@ def write_samples(
             path.parent.mkdir(parents=True)
         except OSError as exc:
             raise SrmBenchError(f"{path.parent}: cannot create ({exc.strerror})") from None
-    tmp = atomic_path(path)
     try:
-        with h5py.File(tmp, "w") as f:
+        with atomic_output(path) as tmp, h5py.File(tmp, "w") as f:
             f.attrs["format"] = SAMPLES_FORMAT
             f.attrs["task"] = task
             f.attrs["split"] = split
@@ -238,11 +236,6 @@ def write_samples(
                 f.create_dataset("index", data=np.asarray(index, dtype=np.int64))
             for name, arr in (extra or {}).items():
                 f.create_dataset(name, data=arr, compression="gzip", compression_opts=1)
-        os.replace(tmp, path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise SrmBenchError(f"{path}: cannot write ({exc})") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
     return path

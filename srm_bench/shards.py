@@ -15,9 +15,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -112,16 +113,33 @@ def atomic_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
-def write_json_atomic(path: Path, obj: Any) -> None:
-    """Write indented JSON to ``path`` via a temp file and rename."""
+@contextmanager
+def atomic_output(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary sibling of ``path`` to write; it replaces ``path`` only if the block
+    succeeds, and is removed otherwise, so no half-written file is ever left behind."""
     path = Path(path)
     tmp = atomic_path(path)
     try:
-        tmp.write_text(json.dumps(obj, indent=2, sort_keys=False) + "\n")
+        yield tmp
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def write_json_atomic(path: Path, obj: Any) -> None:
+    """Write indented JSON to ``path`` via a temp file and rename."""
+    with atomic_output(path) as tmp:
+        tmp.write_text(json.dumps(obj, indent=2, sort_keys=False) + "\n")
+
+
+def file_sha256(path: str | Path) -> str:
+    """SHA-256 of a file's bytes (weights files)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def _dataset_kwargs(arr: np.ndarray, chunk_items: int, fast: bool = False) -> dict[str, Any]:
@@ -175,20 +193,14 @@ def write_shard(
     missing = [k for k in REQUIRED_ATTRS if k not in full_attrs]
     if missing:
         raise ValueError(f"shard attrs missing {missing}")
-    tmp = atomic_path(path)
-    try:
-        with h5py.File(tmp, "w") as f:
-            for key, value in full_attrs.items():
-                f.attrs[key] = value
-            for group, arrays, chunk in (("items", items, 4096), ("shared", shared, 1 << 30), ("derived", derived, 8)):
-                g = f.create_group(group)
-                for name, arr in arrays.items():
-                    arr = _canonical(np.asarray(arr))
-                    g.create_dataset(name, data=arr, **_dataset_kwargs(arr, chunk, fast=group == "derived"))
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with atomic_output(path) as tmp, h5py.File(tmp, "w") as f:
+        for key, value in full_attrs.items():
+            f.attrs[key] = value
+        for group, arrays, chunk in (("items", items, 4096), ("shared", shared, 1 << 30), ("derived", derived, 8)):
+            g = f.create_group(group)
+            for name, arr in arrays.items():
+                arr = _canonical(np.asarray(arr))
+                g.create_dataset(name, data=arr, **_dataset_kwargs(arr, chunk, fast=group == "derived"))
     return {
         "file": path.name, "index_start": int(full_attrs["index_start"]), "count": int(count),
         "content_sha256": sha, "derived_sha256": derived_sha,

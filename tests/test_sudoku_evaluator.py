@@ -8,12 +8,13 @@ import pytest
 
 import srm_bench
 from srm_bench.digits import (
-    POOL_K_EMBEDDED, classify, embedded_digits, embedded_split, file_sha256, load_classifier, pool_for,
+    POOL_K_EMBEDDED, classify, embedded_digits, embedded_split, load_classifier, pool_for,
     weights_info, weights_path,
 )
 from srm_bench.evaluators.sudoku import bad_cells, read_digits, sudoku_l1, tiles_of
 from srm_bench.generators.sudoku import random_solution
 from srm_bench.samples import write_samples
+from srm_bench.shards import file_sha256
 
 
 @pytest.fixture(scope="module")
