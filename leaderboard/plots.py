@@ -177,15 +177,15 @@ def _verdict_metrics(result: Mapping[str, Any]) -> tuple[str, str | None]:
     return verdict, (means[0] if means else None)
 
 
-def _bad_mask(text: Any, h: int, w: int) -> np.ndarray | None:
-    """Pixel mask of the cells a per-sample ``bad_cells`` string marks ('1' = rule broken)."""
+def _bad_cells(text: Any, h: int, w: int) -> list[tuple[int, int, int, int]]:
+    """(x, y, width, height) of the cells a per-sample ``bad_cells`` string marks ('1' = rule broken)."""
     if not isinstance(text, str) or not text or set(text) - {"0", "1"}:
-        return None
+        return []
     side = math.isqrt(len(text))
     if side * side != len(text) or h % side or w % side:
-        return None
-    grid = np.frombuffer(text.encode(), dtype=np.uint8).reshape(side, side) == ord("1")
-    return np.kron(grid, np.ones((h // side, w // side), dtype=bool))
+        return []
+    ch, cw = h // side, w // side
+    return [((k % side) * cw, (k // side) * ch, cw, ch) for k, c in enumerate(text) if c == "1"]
 
 
 def plot_samples(result_path: str | Path, out: str | Path, *, samples_path: str | Path | None = None,
@@ -208,6 +208,8 @@ def plot_samples(result_path: str | Path, out: str | Path, *, samples_path: str 
     Raises:
         SrmBenchError: missing per-sample file or samples, samples that differ from the ones scored.
     """
+    from matplotlib.patches import Rectangle
+
     from srm_bench.registry import get_task
     from srm_bench.results import load_result
     from srm_bench.samples import read_samples
@@ -263,11 +265,10 @@ def plot_samples(result_path: str | Path, out: str | Path, *, samples_path: str 
         img = samples.images[i]
         ax.imshow(img[..., 0] if img.shape[-1] == 1 else img, cmap="gray" if img.shape[-1] == 1 else None,
                   vmin=0, vmax=255, interpolation="nearest")
-        mask = _bad_mask(per[VERDICT_COLUMN].iloc[i], h, w) if VERDICT_COLUMN in per.columns else None
-        if mask is not None and mask.any():
-            overlay = np.zeros((h, w, 4), dtype=float)
-            overlay[mask] = (1.0, 0.0, 0.0, 0.45)
-            ax.imshow(overlay, interpolation="nearest")
+        cells = _bad_cells(per[VERDICT_COLUMN].iloc[i], h, w) if VERDICT_COLUMN in per.columns else []
+        for x, y, cw, ch in cells:
+            ax.add_patch(Rectangle((x - 0.5, y - 0.5), cw, ch, facecolor=(1.0, 0.0, 0.0, 0.4),
+                                   edgecolor=(1.0, 0.0, 0.0, 1.0), linewidth=1.5))
         good = bool(ok.iloc[i])
         title = f"#{i} {'pass' if good else 'FAIL'}"
         if score and score in per.columns:

@@ -185,6 +185,29 @@ def test_bad_files_get_one_warning_each_and_are_skipped(tmp_path, caplog):
     assert any("duplicate of" in line for line in lines)
 
 
+@pytest.mark.parametrize("path,value", [
+    (("dataset", "content_sha256"), 12345),
+    (("evaluator", "name"), ["a", "list"]),
+    (("model", "training", "steps"), 10**30),
+    (("model", "sampler", "steps"), {"nested": 1}),
+    (("samples", "count"), "many"),
+    (("created",), 5),
+])
+def test_odd_field_values_never_crash_the_leaderboard(tmp_path, path, value):
+    """Cases a fuzzer of malformed results found: the table still renders in every format."""
+    res = make_result()
+    obj = res
+    for k in path[:-1]:
+        obj = obj[k]
+    obj[path[-1]] = value
+    d = tmp_path / "res"
+    write(d, "odd.json", res)
+    write(d, "fine.json", make_result(correct=100, samples_sha="f" * 64))
+    frame = load_frame(default_dirs([d], checkout=False))
+    for fmt in ("md", "latex", "html", "csv", "json"):
+        assert render(frame, fmt)
+
+
 def test_cli_warns_per_bad_file_without_traceback(tmp_path):
     d = tmp_path / "res"
     write(d, "good.json", make_result())

@@ -31,6 +31,11 @@ def check_png(path: Path, min_w: int = 400, min_h: int = 250) -> np.ndarray:
     return arr
 
 
+def reddish(arr: np.ndarray) -> np.ndarray:
+    r, g, b = (arr[..., k].astype(int) for k in range(3))
+    return (r > g + 60) & (r > b + 60)
+
+
 def test_accuracy_per_difficulty_bars(tmp_path):
     d = tmp_path / "res"
     for i, split in enumerate(("easy", "medium", "hard")):
@@ -81,11 +86,10 @@ def scored(tmp_path):
 def test_sample_grid_marks_broken_cells_red(scored, tmp_path):
     result, _ = scored
     arr = check_png(plot_samples(result, tmp_path / "grid.png"), min_w=300, min_h=200)
-    red = (arr[..., 0] > 150) & (arr[..., 1] < 110) & (arr[..., 2] < 110)
+    red = reddish(arr)
     assert red.sum() > 500  # two shaded cells plus the red FAIL title
     passed = check_png(plot_samples(result, tmp_path / "passed.png", which="passed"), min_w=300, min_h=200)
-    red_passed = (passed[..., 0] > 150) & (passed[..., 1] < 110) & (passed[..., 2] < 110)
-    assert red_passed.sum() < red.sum() / 10  # nothing fails among the passed samples
+    assert reddish(passed).sum() < red.sum() / 10  # nothing fails among the passed samples
 
 
 def test_sample_grid_refuses_other_samples(scored, tmp_path):
@@ -96,3 +100,50 @@ def test_sample_grid_refuses_other_samples(scored, tmp_path):
     (tmp_path / "r.per_sample.csv").unlink()
     with pytest.raises(SrmBenchError, match="per-sample file missing"):
         plot_samples(result, tmp_path / "g.png")
+
+
+def test_real_sudoku_evaluation_end_to_end(tmp_path):
+    """Score real puzzles with the Sudoku evaluator, then table and draw the result from its files."""
+    from srm_bench.dataset import load_dataset
+    from srm_bench.evaluation import evaluate
+    from srm_bench.generation import generate
+    from srm_bench.leaderboard.tables import LAYOUTS, build_table
+
+    ds = load_dataset(generate("sudoku", "hard", n=4, seed=5, out=tmp_path / "ds"))
+    images = ds.images().copy()
+    # sample 1: swap two cells of the top row that lie in different boxes (L1 = 8, reference notes)
+    a = images[1, 0:28, 0:28].copy()
+    images[1, 0:28, 0:28] = images[1, 0:28, 112:140]
+    images[1, 0:28, 112:140] = a
+    samples = write_samples(tmp_path / "s.h5", images, task="sudoku", split="hard",
+                            dataset_sha256=ds.content_sha256, index=np.arange(4),
+                            model={"name": "swap-test", "provenance": "user", "sampler": {"name": "parallel"}})
+    res = evaluate(samples, reference=tmp_path / "ds", out=tmp_path / "results")
+    assert res["metrics"]["accuracy"]["value"] == 0.75
+    table = build_table(load_frame([tmp_path / "results"]), LAYOUTS["table1"])
+    (row,) = table.rows
+    assert row.group == "user" and row.labels["model"] == "swap-test"
+    assert row.cells[-1].value == 0.75 and row.cells[-2].value == pytest.approx(2.0)  # mean L1 of 0, 8, 0, 0
+    arr = check_png(plot_samples(res["_path"], tmp_path / "grid.png"), min_w=300, min_h=200)
+    red = reddish(arr)
+    assert red.sum() > 500
+    # the two swapped cells are framed: red pixels lie in the second image of the row only (titles aside)
+    cols = np.nonzero(red[40:].any(axis=0))[0]
+    assert cols.min() > arr.shape[1] // 4 - 10 and cols.max() < arr.shape[1] // 2 + 10
+
+
+def test_plot_commands_from_the_cli(tmp_path, capsys):
+    from srm_bench.cli import main
+
+    d = tmp_path / "res"
+    for split in ("easy", "medium", "hard"):  # parallel sampler only: nothing to draw against overlap
+        write(d, f"{split}.json", make_result(split=split, correct=300, sampler={"name": "parallel", "steps": 1000}))
+    with pytest.raises(SystemExit) as exit_:
+        main(["plot", "difficulty", "-r", str(d), "--no-committed", "--no-paper", "-o", str(tmp_path / "d.png")])
+    assert exit_.value.code == 0
+    check_png(tmp_path / "d.png")
+    with pytest.raises(SystemExit) as exit_:
+        main(["plot", "overlap", "--task", "sudoku", "-r", str(d), "--no-committed", "-o", str(tmp_path / "o.png")])
+    assert exit_.value.code == 1 and not (tmp_path / "o.png").exists()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "numeric sampler.overlap" in err
