@@ -479,7 +479,10 @@ def render(frame: pd.DataFrame, fmt: str, *, task: str | None = None, appendix: 
             layouts_for(frame, task)  # raises for an unknown task
         sub = frame if task is None or frame.empty else frame[frame["task"] == task]
         return sub.to_csv(index=False) if fmt == "csv" else sub.to_json(orient="records", indent=1) + "\n"
-    tables = [build_table(frame, lay, appendix=appendix) for lay in layouts_for(frame, task)]
+    layouts = layouts_for(frame, task)
+    if task is not None and not frame.empty:
+        frame = frame[frame["task"] == task]
+    tables = [build_table(frame, lay, appendix=appendix) for lay in layouts]
     if not tables:
         raise SrmBenchError("no results to show; pass --results DIR with result JSONs from 'srm-bench evaluate'")
     return {"md": render_markdown, "latex": render_latex, "html": render_html}[fmt](tables, frame)
