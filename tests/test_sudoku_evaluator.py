@@ -142,3 +142,19 @@ def test_index_selects_puzzles(easy_small, tmp_path) -> None:
                           dataset_sha256=ds.content_sha256, index=np.array([0, 1, 2, 3]))
     res2 = srm_bench.evaluate(path2, reference=easy_small, out=None)
     assert res2["metrics"]["givens_kept"]["value"] == 0.0 and res2["metrics"]["accuracy"]["value"] == 1.0
+
+
+def test_samples_find_the_canonical_set_alone(hard_dir, tmp_path, monkeypatch) -> None:
+    """`srm-bench evaluate samples.h5` regenerates the canonical puzzles into the cache."""
+    from srm_bench.canonical import pinned
+    from srm_bench.paths import canonical_dir
+
+    monkeypatch.setenv("SRM_BENCH_CACHE", str(tmp_path / "fresh-cache"))
+    ds = srm_bench.load_dataset(hard_dir)
+    path = write_samples(tmp_path / "s.h5", ds.images()[:10], task="sudoku", split="hard",
+                         dataset_sha256=pinned("sudoku", "hard")["content_sha256"], index=np.arange(10))
+    assert not (canonical_dir("sudoku", "hard") / "manifest.json").exists()
+    res = srm_bench.evaluate(path, out=None)
+    assert res["metrics"]["solved"]["value"] == 1.0
+    assert (canonical_dir("sudoku", "hard") / "manifest.json").exists()
+    assert res["dataset"]["content_sha256"] == pinned("sudoku", "hard")["content_sha256"]
