@@ -202,6 +202,15 @@ def sampler_label(sampler: Mapping[str, Any]) -> str:
     return text
 
 
+def _evaluator_label(evaluator: Mapping[str, Any]) -> str:
+    """Name, version and weights: results scored by different weights never share a cell."""
+    if evaluator.get("name") == "paper":
+        return "paper"
+    label = f"{evaluator.get('name', '?')} v{evaluator.get('version', '?')}"
+    weights = evaluator.get("weights_sha256")
+    return f"{label} (weights {weights[:8]})" if isinstance(weights, str) and weights else label
+
+
 def _dataset_label(res: Mapping[str, Any]) -> str:
     if res["model"]["provenance"] == "paper":
         return "paper's"
@@ -246,7 +255,7 @@ def _record(e: Entry) -> dict[str, Any]:
         "train_steps": _scalar(training.get("steps")),
         "train_batch": _scalar(training.get("batch")),
         "gpu_hours": _num(training.get("gpu_hours")),
-        "evaluator": "paper" if evaluator.get("name") == "paper" else f"{evaluator.get('name', '?')} v{evaluator.get('version', '?')}",
+        "evaluator": _evaluator_label(evaluator),
         "dataset": _dataset_label(res),
         "source": json.dumps(source, sort_keys=True) if source else "",
         "n": n,

@@ -26,7 +26,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 def make_result(task: str = "sudoku", split: str = "hard", *, model: str = "srm-small", provenance: str = "baseline",
                 sampler: dict | None = None, training: dict | None = None, correct: int = 250, n: int = 500,
-                l1_mean: float | None = 2.0, evaluator_version: int = 1, dataset_sha: str = "ab" * 32,
+                l1_mean: float | None = 2.0, evaluator_version: int = 1, weights_sha: str | None = None,
+                dataset_sha: str = "ab" * 32,
                 source: dict | None = None, samples_sha: str | None = None, created: str = "2026-01-01T00:00:00+00:00",
                 metrics: dict | None = None) -> dict:
     """A result as ``srm-bench evaluate`` writes it, validated by the core's schema check."""
@@ -40,7 +41,7 @@ def make_result(task: str = "sudoku", split: str = "hard", *, model: str = "srm-
     res = {
         "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "task": task, "split": split,
         "dataset": {"task_version": 1, "seed": 0, "count": n, "content_sha256": dataset_sha, "source": source or {}},
-        "evaluator": {"name": f"{task}-eval", "version": evaluator_version, "weights_sha256": None},
+        "evaluator": {"name": f"{task}-eval", "version": evaluator_version, "weights_sha256": weights_sha},
         "model": {"name": model, "provenance": provenance,
                   # as the baselines' `srm-bench sample` records them
                   "sampler": sampler or {"name": "sequential", "order": "predicted", "overlap": 0.0, "top_k": 1,
@@ -106,6 +107,7 @@ def test_results_beside_the_paper_with_bold_arrows_and_intervals(tmp_path):
     ("evaluator_version", 1, 2, "evaluator"),
     ("n", 500, 100, "n"),
     ("dataset_sha", "ab" * 32, "cd" * 32, "dataset"),
+    ("weights_sha", "12" * 32, "34" * 32, "evaluator"),
 ])
 def test_incomparable_results_never_share_a_cell(tmp_path, field, a, b, column):
     d = tmp_path / "res"
