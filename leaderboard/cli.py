@@ -1,7 +1,6 @@
 """``srm-bench leaderboard`` and ``srm-bench plot`` (imported lazily by srm_bench.cli)."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
@@ -27,16 +26,14 @@ def _write_text(text: str, out: Path | None) -> None:
     if out is None:
         click.echo(text, nl=False)
         return
-    from srm_bench.shards import atomic_path
+    from srm_bench.shards import atomic_output
 
     if not out.parent.exists():
         raise SrmBenchError(f"{out.parent}: no such directory; create it or choose another -o")
-    tmp = atomic_path(out)
     try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, out)
+        with atomic_output(out) as tmp:
+            tmp.write_text(text, encoding="utf-8")
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise SrmBenchError(f"{out}: cannot write ({exc.strerror})") from None
     click.echo(f"wrote {out}", err=True)
 

@@ -6,7 +6,6 @@ and no global pyplot state are needed. PNGs are written atomically.
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -14,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from srm_bench.errors import SrmBenchError
-from srm_bench.shards import atomic_path
+from srm_bench.shards import atomic_output
 
 from .store import COMPARABILITY, IDENTITY
 from .tables import build_table, layouts_for
@@ -34,12 +33,10 @@ def _save(fig: Any, out: str | Path) -> Path:
         raise SrmBenchError(f"{out}: plots are written as PNG; give a path ending in .png")
     if not out.parent.exists():
         raise SrmBenchError(f"{out.parent}: no such directory; create it or choose another -o")
-    tmp = atomic_path(out)
     try:
-        fig.savefig(tmp, format="png")
-        os.replace(tmp, out)
+        with atomic_output(out) as tmp:
+            fig.savefig(tmp, format="png")
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise SrmBenchError(f"{out}: cannot write ({exc.strerror})") from None
     return out
 
