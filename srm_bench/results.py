@@ -101,7 +101,8 @@ def stamp(result: Result) -> Result:
     result.setdefault("schema", SCHEMA)
     result.setdefault("schema_version", SCHEMA_VERSION)
     result.setdefault("srm_bench_version", __version__)
-    result.setdefault("git_revision", git_revision())
+    if "git_revision" not in result:  # running git costs a few ms: only when missing
+        result["git_revision"] = git_revision()
     result.setdefault("created", _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat())
     return result
 
