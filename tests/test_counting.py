@@ -1,0 +1,352 @@
+"""Counting Polygons / Stars: layout, drawn content vs labels, determinism, backgrounds, evaluator."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw
+
+import srm_bench
+from srm_bench.cli import main
+from srm_bench.errors import ChecksumError, SrmBenchError
+from srm_bench.dataset import load_dataset
+from srm_bench.evaluators import counting as ev
+from srm_bench.generators import backgrounds as bgs
+from srm_bench.generators import counting as cg
+
+SHAPES = ("polygons", "stars")
+GENS = {"polygons": cg.POLYGONS, "stars": cg.STARS}
+
+
+def _items(shape: str, n: int, split: str = "test", mode: str = "benchmark", seed: int = 0):
+    gen = GENS[shape]
+    config = gen.make_config(split, seed, mode=mode)
+    return gen, config, gen.generate_items(config, {}, 0, n)
+
+
+def _circles(items: dict[str, np.ndarray], i: int) -> tuple[np.ndarray, np.ndarray]:
+    n = int(items["n_objects"][i])
+    xy = np.concatenate([items["object_xy"][i, :n], items["number_xy"][i]]).astype(np.float64)
+    r = np.concatenate([items["object_radius"][i, :n], items["number_radius"][i]]).astype(np.float64)
+    return xy, r
+
+
+# ---------------------------------------------------------------------------- layout and labels
+
+def test_layout_circles_are_disjoint_and_inside() -> None:
+    rng = np.random.default_rng(1)
+    for n in (3, 7, 11, 11, 11):
+        for _ in range(40):
+            xy, r = cg.sample_layout(rng, n)
+            assert ((r >= 0.07) & (r <= 0.155)).all()
+            assert ((xy - r[:, None] >= 0) & (xy + r[:, None] <= 1)).all()
+            d = np.linalg.norm(xy[:, None] - xy[None], axis=-1)
+            gap = d - (r[:, None] + r[None])
+            assert (gap[~np.eye(n, dtype=bool)] >= 0).all()
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_benchmark_items_follow_the_rule(shape: str) -> None:
+    gen, _, items = _items(shape, 300)
+    kmin, kmax = cg.SHAPES[shape]
+    n, k = items["n_objects"].astype(int), items["vertices"].astype(int)
+    assert set(n) == set(range(1, 10)) and set(k) == set(range(kmin, kmax + 1))
+    assert (np.sort(items["numbers"], 1) == np.sort(np.stack([n, k], 1), 1)).all()
+    assert items["consistent"].all() and items["rule_ok"].all()
+    for i in range(300):
+        assert (items["object_vertices"][i, :n[i]] == k[i]).all() and (items["object_vertices"][i, n[i]:] == 0).all()
+        xy, r = _circles(items, i)
+        d = np.linalg.norm(xy[:, None] - xy[None], axis=-1) - (r[:, None] + r[None])
+        assert (d[~np.eye(len(r), dtype=bool)] >= -1e-6).all()
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_classifier_mode_breaks_the_rule_and_labels_say_so(shape: str) -> None:
+    _, _, items = _items(shape, 400, split="train", mode="classifier")
+    n, k = items["n_objects"].astype(int), items["vertices"].astype(int)
+    pair_ok = (np.sort(items["numbers"], 1) == np.sort(np.stack([n, k], 1), 1)).all(1)
+    consistent = np.array([len(set(items["object_vertices"][i, :n[i]])) == 1 for i in range(400)])
+    assert (items["consistent"] == consistent).all()
+    assert (items["rule_ok"] == (pair_ok & consistent)).all()
+    assert 0.4 < pair_ok.mean() < 0.6  # digits broken in 50% of the images
+    assert 0.1 < 1 - consistent.mean() < 0.35  # unequal vertex counts in ~25% of images with N >= 2
+    assert ((items["numbers"] >= 1) & (items["numbers"] <= 9)).all()
+
+
+def _area_and_perimeter(shape: str, k: int, r: float) -> tuple[float, float]:
+    if shape == "polygons":
+        return 0.5 * k * r * r * np.sin(2 * np.pi / k), 2 * k * r * np.sin(np.pi / k)
+    ri = cg.STAR_INNER * r
+    return k * r * ri * np.sin(np.pi / k), 2 * k * np.sqrt(r * r + ri * ri - 2 * r * ri * np.cos(np.pi / k))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_drawn_content_matches_the_labels(shape: str) -> None:
+    gen, config, items = _items(shape, 40)
+    images = gen.render(config, {}, items)
+    yy, xx = np.mgrid[0:128, 0:128] + 0.5
+    for i in range(40):
+        mask = cg.render_mask(shape, items, i)
+        xy, r = _circles(items, i)
+        dist = np.hypot(xx[..., None] - 128 * xy[:, 0], yy[..., None] - 128 * xy[:, 1]) - 128 * r
+        # Nothing is drawn more than 3 pixels outside the circles; there the background is untouched.
+        outside = (dist > 3).all(-1)
+        assert mask[outside].max() == 0
+        background = bgs.render_background(config["backgrounds"], items["background"][i])
+        assert (images[i][outside] == background[outside]).all()
+        # Fully covered pixels have exactly the image's colour, hsv(h, 1, 0.9) with h from the background.
+        assert (images[i][mask == 255] == items["colour"][i]).all()
+        assert items["hue"][i] == cg.least_frequent_hue(background)
+        assert (items["colour"][i] == cg.object_colour(float(items["hue"][i]))).all()
+        # Each object's coverage is its shape's area, plus at most a thin rim from the filled edge
+        # pixels and the clipped ringing of the bicubic filter.
+        for j in range(int(items["n_objects"][i])):
+            k, rad = int(items["object_vertices"][i, j]), 128 * float(items["object_radius"][i, j])
+            area, perimeter = _area_and_perimeter(shape, k, rad)
+            got = mask[dist[..., j] <= 3].sum() / 255.0
+            assert 0.93 * area - 1 <= got <= area + 0.4 * perimeter + 1
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_drawn_objects_have_the_labelled_vertex_counts(shape: str) -> None:
+    """On the 512 canvas, each object's outline has K corners (polygons) or K points (stars)."""
+    from skimage.measure import approximate_polygon, find_contours
+
+    _, _, items = _items(shape, 12, mode="classifier", split="train")
+    checked = 0
+    for i in range(12):
+        for j, polygons in enumerate(cg.object_polygons(shape, items, i)[: int(items["n_objects"][i])]):
+            canvas = Image.new("L", (512, 512), 0)
+            ImageDraw.Draw(canvas).polygon(polygons[0][0], fill=255)
+            contour = max(find_contours(np.asarray(canvas, dtype=float), 127.5), key=len)
+            centre = contour.mean(0)
+            radius = np.linalg.norm(contour - centre, axis=1)
+            k = int(items["object_vertices"][i, j])
+            if shape == "polygons":
+                ring = np.roll(contour[:-1], -int(radius[:-1].argmax()), axis=0)  # start at a corner
+                pts = approximate_polygon(np.concatenate([ring, ring[:1]]), tolerance=1.5)[:-1]
+                edges = np.roll(pts, -1, axis=0) - pts
+                heading = np.arctan2(edges[:, 0], edges[:, 1])
+                turn = np.abs((heading - np.roll(heading, 1) + np.pi) % (2 * np.pi) - np.pi)
+                # A regular k-gon turns 2 pi / k at each corner (pixelation may split a corner in two).
+                assert round(2 * np.pi / np.median(turn[turn > np.radians(15)])) == k
+            else:
+                far = radius[:-1] > 0.6 * radius.max()  # the contour along one spike is one run
+                assert int((far & ~np.roll(far, 1)).sum()) == k
+            checked += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_patch_rendering_equals_the_whole_canvas(shape: str) -> None:
+    """The atlas of per-object patches gives the 512 canvas resized (bicubic) to 128.
+
+    Exceptions allowed: the 3-pixel image border (zero-padded here, renormalised by Pillow)
+    and the rare pixel where two objects come within the filter's reach of each other.
+    """
+    _, _, items = _items(shape, 20)
+    differ = 0
+    for i in range(20):
+        canvas = Image.new("L", (512, 512), 0)
+        draw = ImageDraw.Draw(canvas)
+        for polygons in cg.object_polygons(shape, items, i):
+            for flat, hole in polygons:
+                draw.polygon(flat, fill=0 if hole else 255)
+        whole = np.asarray(canvas.resize((128, 128), Image.Resampling.BICUBIC)).astype(int)
+        diff = np.abs(whole - cg.render_mask(shape, items, i).astype(int))[3:-3, 3:-3]
+        differ += int((diff > 0).sum())
+    assert differ <= 0.0005 * 20 * 122 * 122
+
+
+def test_digit_outlines_cover_their_circle_centre() -> None:
+    outlines = cg.digit_outlines()
+    assert sorted(outlines) == list(range(1, 10))
+    for d, polys in outlines.items():
+        pts = np.concatenate([p for p, _ in polys])
+        assert np.abs(pts).max() < 1.0 / cg.DIGIT_SIZE  # the glyph fits its circle
+        assert sum(hole for _, hole in polys) == {4: 1, 6: 1, 8: 2, 9: 1}.get(d, 0)
+
+
+# ---------------------------------------------------------------------------- determinism and canonical set
+
+def test_content_does_not_depend_on_workers_or_shards(tmp_path: Path) -> None:
+    a = srm_bench.generate("counting-stars", "test", n=24, out=tmp_path / "a", workers=1, progress=False)
+    b = srm_bench.generate("counting-stars", "test", n=24, out=tmp_path / "b", workers=2, shard_size=5, progress=False)
+    ma, mb = (json.loads((p / "manifest.json").read_text()) for p in (a, b))
+    assert ma["content_sha256"] == mb["content_sha256"] and ma["images_sha256"] == mb["images_sha256"]
+    ds = load_dataset(b)
+    assert np.array_equal(ds.stored_images, GENS["stars"].render(ds.config, {}, ds.items))
+    assert ma["source"]["backgrounds"] == "embedded-skimage-photos"
+
+
+@pytest.mark.parametrize("task", ["counting-polygons", "counting-stars"])
+def test_canonical_test_set_matches_its_pin(task: str, tmp_path: Path) -> None:
+    from srm_bench.canonical import pinned
+
+    pin = pinned(task, "test")
+    assert pin is not None and pin["count"] == 500
+    out = srm_bench.generate(task, "test", out=tmp_path / "t", progress=False)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["content_sha256"] == pin["content_sha256"]
+
+
+# ---------------------------------------------------------------------------- backgrounds
+
+def test_embedded_train_and_test_windows_are_disjoint() -> None:
+    config = bgs.embedded_config()
+    rng = np.random.default_rng(0)
+    for split in ("train", "test"):
+        for _ in range(400):
+            k, s, y0, x0, flip = (int(v) for v in bgs.sample_background(config, split, rng))
+            h, w, _ = bgs.scaled_photo(config["photos"][k], config["scales"][s]).shape
+            along, length = (x0, w) if w >= h else (y0, h)
+            cut = min(int(config["train_fraction"] * length), length - 128)
+            if split == "train":
+                assert along + 128 <= cut - bgs.CUT_GAP
+            else:
+                assert along >= cut and along + 128 <= length
+            assert flip in (0, 1)
+
+
+def _write_images(folder: Path, n: int) -> None:
+    folder.mkdir()
+    rng = np.random.default_rng(0)
+    for i in range(n):
+        Image.fromarray(rng.integers(0, 256, (128, 128, 3), dtype=np.uint8)).save(folder / f"{i:03d}.png")
+
+
+def test_folder_backgrounds_split_95_5_by_sorted_name(tmp_path: Path) -> None:
+    _write_images(tmp_path / "faces", 40)
+    config = bgs.folder_config(tmp_path / "faces")
+    assert bgs.folder_range(config, "train") == (0, 38) and bgs.folder_range(config, "test") == (38, 40)
+    out = srm_bench.generate("counting-polygons", "test", n=12, out=tmp_path / "o", progress=False,
+                             backgrounds=str(tmp_path / "faces"))
+    ds = load_dataset(out)
+    assert set(ds.items["background"][:, 0]) <= {38, 39}
+    assert ds.manifest["source"]["backgrounds"] == "folder"
+    i = 0
+    outside = cg.render_mask("polygons", ds.items, i) == 0
+    face = np.asarray(Image.open(tmp_path / "faces" / f"{ds.items['background'][i, 0]:03d}.png"))
+    assert (ds.stored_images[i][outside] == face[outside]).all()
+
+
+def _bad_folders(tmp_path: Path) -> dict[str, Path]:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    text = tmp_path / "text"
+    _write_images(text, 3)
+    (text / "notes.txt").write_text("hello")
+    broken = tmp_path / "broken"
+    _write_images(broken, 3)
+    (broken / "004.png").write_bytes(b"not a png at all")
+    return {"empty": empty, "text": text, "broken": broken, "missing": tmp_path / "nope"}
+
+
+@pytest.mark.parametrize("case, message", [
+    ("empty", "needs at least 2 image files"), ("text", "notes.txt is not an image file"),
+    ("broken", "004.png is not a readable image"), ("missing", "not a directory"),
+])
+def test_bad_background_folders_give_one_line(tmp_path: Path, case: str, message: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _bad_folders(tmp_path)[case]
+    with pytest.raises(SystemExit) as exit_:
+        main(["-q", "generate", "counting-stars", "--split", "test", "-n", "2", "--backgrounds", str(folder),
+              "-o", str(tmp_path / "out")])
+    assert exit_.value.code == 1
+    captured = capsys.readouterr()
+    lines = [ln for ln in (captured.out + captured.err).splitlines() if ln.strip()]
+    assert len(lines) == 1 and message in lines[0] and lines[0].startswith("error: --backgrounds")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_unreadable_background_folder_gives_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "locked"
+    folder.mkdir()
+
+    def refuse(self: Path):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "iterdir", refuse)
+    with pytest.raises(SrmBenchError, match="cannot list the folder"):
+        bgs.folder_config(folder)
+
+
+# ---------------------------------------------------------------------------- evaluator
+
+def test_pair_index_matches_the_pair_table() -> None:
+    a, b = np.meshgrid(np.arange(1, 10), np.arange(1, 10))
+    got = ev.pair_index(a.ravel(), b.ravel())
+    want = [ev.PAIR_INDEX[(min(x, y), max(x, y))] for x, y in zip(a.ravel(), b.ravel())]
+    assert got.tolist() == want and sorted(set(want)) == list(range(45))
+
+
+def test_decode_scores_by_the_rule() -> None:
+    torch = pytest.importorskip("torch")
+
+    def logits(pair: tuple[int, int], objects: int, present: list[int]) -> dict:
+        p = torch.full((1, 45), -5.0)
+        p[0, ev.PAIR_INDEX[pair]] = 5
+        o = torch.full((1, 9), -5.0)
+        o[0, objects - 1] = 5
+        v = torch.full((1, 8), -5.0)
+        for k in present:
+            v[0, k - 2] = 5
+        return {"pair": p, "objects": o, "vertices": v}
+
+    cases = [((3, 5), 3, [5], True, True), ((3, 5), 5, [3], True, True), ((3, 5), 4, [5], False, True),
+             ((3, 5), 3, [5, 6], False, False), ((3, 5), 3, [], False, False), ((4, 4), 4, [4], True, True)]
+    for pair, objects, present, acc, con in cases:
+        got = ev.decode(logits(pair, objects, present), vmin=2)
+        assert bool(got["accuracy"][0]) is acc and bool(got["consistency"][0]) is con
+        assert got["vertex_set"][0] == sum(1 << k for k in present)
+
+
+def test_evaluator_rejects_wrong_image_shapes() -> None:
+    with pytest.raises(SrmBenchError, match=r"\(N, 128, 128, 3\)"):
+        ev.classify("stars", np.zeros((2, 64, 64, 3), np.uint8))
+
+
+def _needs_weights(shape: str) -> None:
+    if not ev.weights_path(shape).exists():
+        pytest.skip(f"no shipped weights for counting-{shape}")
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_weights_are_small_and_pinned(shape: str) -> None:
+    _needs_weights(shape)
+    path = ev.weights_path(shape)
+    assert path.stat().st_size <= 15 * 2 ** 20
+    assert ev.file_sha256(path) == json.loads(ev.PINS_FILE.read_text())[path.name]["sha256"]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_classifier_reads_test_images_and_catches_changed_numbers(shape: str) -> None:
+    _needs_weights(shape)
+    gen, config, items = _items(shape, 48)
+    got = ev.classify(shape, gen.render(config, {}, items), batch_size=48)
+    assert got["accuracy"].mean() >= 0.9 and got["consistency"].mean() >= 0.9
+    # Change one digit of each image to another value: the rule is broken, accuracy falls to ~0.
+    wrong = {k: v.copy() for k, v in items.items()}
+    n, k = items["n_objects"].astype(int), items["vertices"].astype(int)
+    for i in range(48):
+        shown = wrong["numbers"][i]
+        shown[0] = next(d for d in (9, 8, 7, 1, 2) if sorted([d, int(shown[1])]) != sorted([n[i], k[i]]))
+    got = ev.classify(shape, gen.render(config, {}, wrong), batch_size=48)
+    assert got["accuracy"].mean() <= 0.1
+
+
+def test_tampered_weights_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _needs_weights("stars")
+    bad = tmp_path / "counting-stars.safetensors"
+    data = bytearray(ev.weights_path("stars").read_bytes())
+    data[-1] ^= 1
+    bad.write_bytes(bytes(data))
+    (tmp_path / "counting-weights.json").write_text(ev.PINS_FILE.read_text())
+    monkeypatch.setattr(ev, "WEIGHTS_DIR", tmp_path)
+    monkeypatch.setattr(ev, "PINS_FILE", tmp_path / "counting-weights.json")
+    ev.load_model.cache_clear()
+    with pytest.raises(ChecksumError, match="differs from the pinned"):
+        ev.load_model("stars")
+    ev.load_model.cache_clear()
