@@ -259,7 +259,7 @@ def train(cfg: TrainConfig, data: str | Path | TrainData, out: str | Path, *, de
         step += 1
         bar.update(1)
         if step % cfg.log_every == 0 or step == cfg.steps:
-            loss_val = float(loss)
+            loss_val = float(loss.detach())
             if not math.isfinite(loss_val):
                 raise SrmBenchError(f"loss became {loss_val} at step {step}; lower --lr or check the data")
             now = time.perf_counter()

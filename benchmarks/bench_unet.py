@@ -5,7 +5,7 @@ H100 (docs/reference-notes section 5).
 Prints one JSON line per variant (ms per iteration, peak memory, model FLOPs per
 iteration and MFU against the card's dense bf16 peak) and writes them all to --json.
 
-    python benchmarks/bench_unet.py --variants eager,channels_last,compile --json bench.json
+    python benchmarks/bench_unet.py --variants eager,perblock,compile,compile_fullstep --json bench.json
 """
 from __future__ import annotations
 
@@ -80,10 +80,11 @@ def run_variant(variant: str, args: argparse.Namespace) -> dict[str, Any]:
     cls = PerBlockUNet if "perblock" in variant else None
     model = build_model(cfg.arch, cfg.model) if cls is None else cls(build_model(cfg.arch, cfg.model).config)
     model = model.cuda()
-    cl = "channels_last" in variant or "compile" in variant
+    cl = "channels_last" in variant
     if cl:
         model = model.to(memory_format=torch.channels_last)
     net = torch.compile(model) if "compile" in variant else model
+    full_graph = "fullstep" in variant  # forward and loss compiled as one graph
     path = NoisePath()
     patch, grid = 28, (9, 9)
     ts = NoiseLevelSampler(TSamplingConfig(sharpness=1.0), 81)
@@ -102,11 +103,15 @@ def run_variant(variant: str, args: argparse.Namespace) -> dict[str, Any]:
 
     xb = batch(args.train_batch)
 
-    def train_step() -> None:
-        x, eps, z, t, w = xb
+    def forward_loss(x: torch.Tensor, eps: torch.Tensor, z: torch.Tensor, t: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
         with torch.autocast("cuda", dtype=torch.bfloat16):
-            out = net(z, t)
-        loss, _ = srm_loss(out, x, eps, z, t, w, path, patch)
+            out = (model if full_graph else net)(z, t)
+        return srm_loss(out, x, eps, z, t, w, path, patch)[0]
+
+    step_fn = torch.compile(forward_loss) if full_graph else forward_loss
+
+    def train_step() -> None:
+        loss = step_fn(*xb)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -149,7 +154,9 @@ def run_variant(variant: str, args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--variants", default="eager,channels_last,compile")
+    ap.add_argument("--variants", default="eager,perblock,compile,compile_fullstep",
+                    help="eager, perblock (embedding per block, as the reference), channels_last, compile, "
+                         "compile_channels_last, compile_fullstep (network and loss in one graph)")
     ap.add_argument("--runs", default="train,infer")
     ap.add_argument("--train-batch", type=int, default=28)
     ap.add_argument("--infer-batch", type=int, default=64)

@@ -1,0 +1,303 @@
+"""Maths of the baselines: t-sampling, noise paths, schedules, the reverse step, losses, models."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from srm_bench.baselines.dit import DiT, DiTConfig
+from srm_bench.baselines.losses import srm_loss
+from srm_bench.baselines.noise import NoisePath
+from srm_bench.baselines.presets import make_config
+from srm_bench.baselines.samplers import pixel_levels, sample
+from srm_bench.baselines.schedules import SamplerConfig, make_schedule, sudoku_graph
+from srm_bench.baselines.train import build_model
+from srm_bench.baselines.tsampling import NoiseLevelSampler, TSamplingConfig, recursive_allocation
+from srm_bench.baselines.unet import DenoiserOutput, UNet, UNetConfig
+from srm_bench.errors import SrmBenchError
+
+# ---------------------------------------------------------------- recursive allocation
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 7, 64, 81])
+def test_recursive_allocation_mean_is_exactly_tbar_and_in_range(d: int) -> None:
+    rng = np.random.default_rng(0)
+    tbar = rng.random(500)
+    tbar[:3] = [0.0, 1.0, 0.5]
+    t = recursive_allocation(tbar, d, 1.0, rng)
+    assert t.shape == (500, d)
+    assert t.min() >= 0.0 and t.max() <= 1.0
+    np.testing.assert_allclose(t.mean(1), tbar, atol=1e-12)
+    assert np.all(t[0] == 0.0) and np.all(t[1] == 1.0)
+
+
+def test_recursive_allocation_spread_shrinks_with_sharpness() -> None:
+    rng = np.random.default_rng(1)
+    spreads = [recursive_allocation(np.full(400, 0.5), 81, s, rng).std(1).mean() for s in (0.25, 1.0, 4.0, 16.0)]
+    assert all(a > b for a, b in zip(spreads, spreads[1:])), spreads
+
+
+def test_recursive_allocation_two_patches_sharpness_one_is_uniform_split() -> None:
+    # d = 2: alpha = 1 * sharpness = 1, so t_1 ~ U(0, 1) for tbar = 0.5 (closed form).
+    t = recursive_allocation(np.full(20000, 0.5), 2, 1.0, np.random.default_rng(2))[:, 0]
+    assert abs(t.mean() - 0.5) < 0.01 and abs(t.var() - 1 / 12) < 0.005
+
+
+def test_uniform_tbar_means_are_uniform_and_weights_average_to_one() -> None:
+    s = NoiseLevelSampler(TSamplingConfig(kind="uniform_tbar", sharpness=1.0), 81, estimate_draws=100_000)
+    t, w = s.sample(4000, np.random.default_rng(3))
+    means = np.sort(t.mean(1))
+    ks = np.max(np.abs(means - (np.arange(1, 4001) - 0.5) / 4000))
+    assert ks < 0.03  # Kolmogorov-Smirnov distance to U(0, 1)
+    assert abs(w.mean() - 1.0) < 0.05  # E_p[1 / p] = 1
+    # oversampled extremes get less weight than the middle
+    assert s.weight_of(np.array([0.005]))[0] < s.weight_of(np.array([0.5]))[0]
+
+
+def test_independent_means_concentrate_and_shared_is_constant() -> None:
+    rng = np.random.default_rng(4)
+    ind = NoiseLevelSampler(TSamplingConfig(kind="independent"), 81).sample(2000, rng)[0]
+    assert ind.mean(1).std() < 0.05  # Bates distribution: std 1/sqrt(12 * 81) = 0.032
+    shared = NoiseLevelSampler(TSamplingConfig(kind="shared"), 81).sample(50, rng)[0]
+    assert np.all(shared == shared[:, :1])
+
+
+def test_givens_and_zero_patches_get_level_zero_and_weight_zero() -> None:
+    rng = np.random.default_rng(5)
+    known = rng.random((64, 81)) < 0.3
+    s = NoiseLevelSampler(TSamplingConfig(zero_patch_prob=1.0, zero_patch_max_frac=0.5), 81, estimate_draws=20_000)
+    t, w = s.sample(64, rng, known)
+    assert np.all(t[known] == 0) and np.all(w[known] == 0)
+    zeroed = (w == 0) & ~known
+    assert zeroed.any() and np.all(t[zeroed] == 0)
+    with pytest.raises(SrmBenchError):
+        s.sample(64, rng, known[:, :10])
+
+
+# ---------------------------------------------------------------- noise paths
+
+
+@pytest.mark.parametrize("name", ["rectified_flow", "cosine"])
+@pytest.mark.parametrize("target", ["velocity", "eps"])
+def test_prediction_split_inverts_the_forward_process(name: str, target: str) -> None:
+    g = torch.Generator().manual_seed(0)
+    x, eps = torch.randn(4, 3, 8, 8, generator=g), torch.randn(4, 3, 8, 8, generator=g)
+    t = torch.rand(4, 1, 1, 1, generator=g) * 0.9 + 0.05
+    p = NoisePath(name, target)
+    z = p.noise(x, eps, t)
+    x0, e0 = p.split(z, p.target_of(x, eps, t), t)
+    torch.testing.assert_close(x0, x, atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(e0, eps, atol=1e-4, rtol=1e-4)
+
+
+def test_rectified_flow_velocity_is_eps_minus_x() -> None:
+    x, eps, t = torch.randn(5), torch.randn(5), torch.rand(5)
+    torch.testing.assert_close(NoisePath().target_of(x, eps, t), eps - x)
+
+
+# ---------------------------------------------------------------- schedules
+
+
+def _run_schedule(cfg: SamplerConfig, known: torch.Tensor, graph: torch.Tensor | None = None, seed: int = 0):
+    sched = make_schedule(cfg, known.shape[1], graph=graph)
+    sched.reset(known, [torch.Generator().manual_seed(seed + i) for i in range(known.shape[0])])
+    g = torch.Generator().manual_seed(99)
+    levels = [sched.levels()]
+    for _ in range(sched.steps):
+        levels.append(sched.advance(torch.randn(known.shape, generator=g)))
+    return torch.stack(levels)  # (steps + 1, B, P)
+
+
+SCHEDULES = [
+    SamplerConfig("parallel", steps=50),
+    SamplerConfig("sequential", order="random", overlap=0.0, steps=100),
+    SamplerConfig("sequential", order="random", overlap=0.7, steps=90),
+    SamplerConfig("sequential", order="predicted", overlap=0.3, top_k=3, steps=81),
+    SamplerConfig("sequential", order="graph", overlap=0.0, steps=81),
+    SamplerConfig("sequential", order="graph", overlap=0.95, steps=1000),
+]
+
+
+@pytest.mark.parametrize("cfg", SCHEDULES, ids=lambda c: f"{c.name}-{c.order}-{c.overlap}-{c.top_k}-{c.steps}")
+def test_schedule_levels_monotone_end_at_zero_and_use_the_whole_budget(cfg: SamplerConfig) -> None:
+    known = torch.rand(3, 81, generator=torch.Generator().manual_seed(0)) < 0.3
+    known[2] = False
+    lv = _run_schedule(cfg, known, sudoku_graph())
+    assert lv.shape[0] == cfg.steps + 1
+    assert torch.all(lv[1:] <= lv[:-1] + 1e-7), "a level increased"
+    assert torch.all(lv[-1] == 0), "not every patch ended at 0"
+    assert torch.all(lv[:, known] == 0), "a given patch left 0"
+    assert torch.all(lv[0][~known] == 1), "unknown patches must start at 1"
+    moved = (lv[1:] < lv[:-1]).any(-1)  # (steps, B): does the network call move any patch
+    assert torch.all(moved), "a network evaluation of the budget was wasted"
+
+
+def test_overlap_zero_keeps_at_most_one_patch_in_flight() -> None:
+    known = torch.zeros(2, 81, dtype=torch.bool)
+    lv = _run_schedule(SamplerConfig("sequential", order="random", overlap=0.0, steps=200), known)
+    moving = (lv[1:] < lv[:-1]).sum(-1)
+    assert moving.max() == 1
+    in_flight = ((lv > 0) & (lv < 1)).sum(-1)
+    assert in_flight.max() <= 1
+
+
+def test_higher_overlap_runs_several_patches_at_once() -> None:
+    known = torch.zeros(1, 81, dtype=torch.bool)
+    lv = _run_schedule(SamplerConfig("sequential", order="random", overlap=0.9, steps=1000), known)
+    assert (lv[1:] < lv[:-1]).sum(-1).max() > 5
+
+
+def test_parallel_shares_one_level() -> None:
+    lv = _run_schedule(SamplerConfig("parallel", steps=10), torch.zeros(1, 4, dtype=torch.bool))
+    torch.testing.assert_close(lv[:, 0, 0], 1 - torch.arange(11) / 10)
+    assert torch.all(lv == lv[..., :1])
+
+
+def test_graph_order_picks_the_best_conditioned_cell() -> None:
+    known = torch.zeros(1, 81, dtype=torch.bool)
+    known[0, 1:9] = True  # row 0 except (0, 0)
+    known[0, 9::9] = True  # column 0 except (0, 0)
+    sched = make_schedule(SamplerConfig("sequential", order="graph", steps=100), 81, graph=sudoku_graph())
+    sched.reset(known, [torch.Generator().manual_seed(0)])
+    s = sched.advance(None)
+    started = torch.nonzero(s[0] < 1).flatten().tolist()
+    assert [c for c in started if not known[0, c]] == [0]
+
+
+def test_predicted_order_picks_the_lowest_uncertainty() -> None:
+    sched = make_schedule(SamplerConfig("sequential", order="predicted", steps=100), 16)
+    sched.reset(torch.zeros(1, 16, dtype=torch.bool), [torch.Generator().manual_seed(0)])
+    logvar = torch.zeros(1, 16)
+    logvar[0, 11] = -5.0
+    s = sched.advance(logvar)
+    assert torch.nonzero(s[0] < 1).flatten().tolist() == [11]
+
+
+@pytest.mark.parametrize("cfg, match", [
+    (SamplerConfig("parallel", overlap=0.5), "overlap does not apply"),
+    (SamplerConfig("parallel", order="random"), "order does not apply"),
+    (SamplerConfig("sequential", order="graph"), "graph order needs"),
+    (SamplerConfig("sequential", order="random", steps=80), "smaller than the 81 patches"),
+    (SamplerConfig("sequential", order="random", overlap=1.0), "overlap must lie"),
+    (SamplerConfig("sequential", order=None), "needs --order"),
+    (SamplerConfig("parallel", eta=1.5), "eta must lie"),
+])
+def test_sampler_knobs_that_do_not_apply_are_refused(cfg: SamplerConfig, match: str) -> None:
+    with pytest.raises(SrmBenchError, match=match):
+        make_schedule(cfg, 81, graph=None)
+
+
+# ---------------------------------------------------------------- reverse step on a toy Gaussian
+
+MU, SIGMA = 0.1, 0.25  # far enough inside [-1, 1] that the final clamp does not matter
+
+
+def _perfect_gaussian_denoiser(patch: int):
+    """Exact E[velocity | z_t] for pixels x ~ N(MU, SIGMA^2) under rectified flow; v = 0 (between the two bounds)."""
+    def model(z: torch.Tensor, t: torch.Tensor, cond=None) -> DenoiserOutput:
+        grid = (z.shape[-2] // patch, z.shape[-1] // patch)
+        tp = pixel_levels(t, grid, patch).double()
+        a, b = 1 - tp, tp
+        var = a * a * SIGMA ** 2 + b * b
+        r = z.double() - a * MU
+        ex = MU + a * SIGMA ** 2 / var * r
+        ee = b / var * r
+        u = (ee - ex).float()
+        return DenoiserOutput(u, torch.zeros_like(u), torch.zeros(z.shape[0], t.shape[1]))
+    return model
+
+
+@pytest.mark.parametrize("eta", [0.0, 1.0])
+@pytest.mark.parametrize("cfg", [SamplerConfig("parallel", steps=200),
+                                 SamplerConfig("sequential", order="random", overlap=0.5, steps=500)],
+                         ids=["parallel", "sequential"])
+def test_perfect_denoiser_reproduces_the_data_distribution(eta: float, cfg: SamplerConfig) -> None:
+    # 4 patches of 4x4 pixels: a sequential ramp still has 200 steps per patch.
+    b, patch = 64, 4
+    cfg = SamplerConfig(**{**cfg.to_dict(), "eta": eta})
+    gens = [torch.Generator().manual_seed(i) for i in range(b)]
+    x = torch.stack([torch.randn(1, 8, 8, generator=g) for g in gens])
+    sched = make_schedule(cfg, 4)
+    out = sample(_perfect_gaussian_denoiser(patch), x, sched, path=NoisePath(), generators=gens, patch_size=patch, eta=eta)
+    vals = out.flatten().double()
+    assert abs(vals.mean() - MU) < 0.03
+    assert abs(vals.std() / SIGMA - 1) < 0.05
+
+
+def test_given_patches_are_clamped_and_samples_do_not_depend_on_the_batch() -> None:
+    cfg = UNetConfig(image_size=8, in_channels=1, patch_size=4, base_channels=8, channel_mult=(1,), num_res_blocks=1,
+                     attention_resolutions=(), groups=4, emb_channels=16, time_channels=8, dropout=0.0)
+    torch.manual_seed(0)
+    model = UNet(cfg).eval()
+    for p in model.conv_out.parameters():  # leave the zero init so the output depends on the input
+        torch.nn.init.normal_(p, std=0.1)
+    given = torch.rand(3, 1, 8, 8) * 2 - 1
+    known = torch.tensor([[True, False, False, True]] * 3)
+    sc = make_schedule(SamplerConfig("sequential", order="predicted", overlap=0.2, steps=8), 4)
+
+    def run(idx: list[int]) -> torch.Tensor:
+        gens = [torch.Generator().manual_seed(100 + i) for i in idx]
+        x = torch.stack([torch.randn(1, 8, 8, generator=g) for g in gens])
+        with torch.no_grad():
+            return sample(model, x, sc, path=NoisePath(), generators=gens, patch_size=4, given=given[idx], known=known[idx])
+
+    full, part = run([0, 1, 2]), run([2])
+    torch.testing.assert_close(full[2:], part)
+    kp = pixel_levels(known.float(), (2, 2), 4).bool()
+    assert torch.equal(full[kp], given.clamp(-1, 1)[kp])
+
+
+# ---------------------------------------------------------------- losses and models
+
+
+def test_vlb_is_zero_for_a_perfect_mean_and_the_posterior_variance() -> None:
+    g = torch.Generator().manual_seed(0)
+    x, eps = torch.randn(2, 1, 8, 8, generator=g), torch.randn(2, 1, 8, 8, generator=g)
+    # small t: there sigma_large / sigma_small = b_t / b_s is far from 1, so a wrong v costs
+    t = torch.rand(2, 4, generator=g) * 0.002 + 0.002
+    path = NoisePath()
+    tp = pixel_levels(t, (2, 2), 4)
+    z = path.noise(x, eps, tp)
+    out = DenoiserOutput(path.target_of(x, eps, tp), -torch.ones_like(x), torch.zeros(2, 4))
+    _, parts = srm_loss(out, x, eps, z, t, torch.ones(2, 4), path, 4)
+    assert float(parts["mse"]) < 1e-10 and float(parts["vlb"]) < 1e-6
+    out_bad = DenoiserOutput(out.mean, torch.ones_like(x), out.logvar)
+    assert float(srm_loss(out_bad, x, eps, z, t, torch.ones(2, 4), path, 4)[1]["vlb"]) > 1e-3
+
+
+def test_unet_noise_level_is_per_patch() -> None:
+    cfg = UNetConfig(image_size=16, in_channels=3, patch_size=4, base_channels=16, channel_mult=(1, 2), num_res_blocks=1,
+                     attention_resolutions=(8,), groups=8, emb_channels=32, time_channels=16, dropout=0.0)
+    torch.manual_seed(0)
+    m = UNet(cfg).eval()
+    for p in m.parameters():
+        if p.abs().sum() == 0:
+            torch.nn.init.normal_(p, std=0.05)
+    x, t = torch.randn(1, 3, 16, 16), torch.full((1, 16), 0.5)
+    t2 = t.clone()
+    t2[0, 5] = 0.9
+    a, b = m(x, t), m(x, t2)
+    assert a.mean.shape == (1, 3, 16, 16) and a.v.shape == (1, 3, 16, 16) and a.logvar.shape == (1, 16)
+    assert not torch.allclose(a.mean, b.mean)
+
+
+def test_dit_tokens_take_the_level_of_their_variable() -> None:
+    m = DiT(DiTConfig(image_size=8, in_channels=3, patch_size=4, token_patch=2, hidden=32, depth=1, heads=2))
+    assert m.token_var.reshape(4, 4).tolist() == [[0, 0, 1, 1], [0, 0, 1, 1], [2, 2, 3, 3], [2, 2, 3, 3]]
+    out = m(torch.randn(2, 3, 8, 8), torch.rand(2, 4))
+    assert out.mean.shape == (2, 3, 8, 8) and out.logvar.shape == (2, 4)
+    assert torch.all(out.mean == 0)  # adaLN-Zero: the network starts at zero output
+
+
+@pytest.mark.parametrize("task, millions", [("sudoku", 119.0), ("even-pixels", 19.7), ("counting-polygons", 76.8)])
+def test_paper_unets_have_the_papers_sizes(task: str, millions: float) -> None:
+    cfg = make_config(task, "srm", "paper")
+    with torch.device("meta"):
+        n = sum(p.numel() for p in build_model(cfg.arch, cfg.model).parameters())
+    assert abs(n / 1e6 - millions) < 0.1
+
+
+def test_ddpm_sudoku_takes_mask_and_masked_image() -> None:
+    cfg = make_config("sudoku", "ddpm", "paper")
+    assert cfg.model["cond_channels"] == 2 and cfg.tsampling["kind"] == "shared"
+    assert make_config("sudoku", "srm", "paper").tsampling["kind"] == "uniform_tbar"
