@@ -165,6 +165,7 @@ def train(cfg: TrainConfig, data: str | Path | TrainData, out: str | Path, *, de
     ckpt_path = out / "last.pt"
 
     train_data = data if isinstance(data, TrainData) else load_train_data(data, cfg)
+    torch.manual_seed(cfg.seed)  # the same initial weights on every rank and every run
     model = build_model(cfg.arch, cfg.model).to(dev)
     ema = build_model(cfg.arch, cfg.model).to(dev).eval()
     ema.load_state_dict(model.state_dict())

@@ -1,0 +1,77 @@
+"""``srm-bench train`` / ``srm-bench sample``: outputs that evaluate reads, one-line errors for bad input."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from srm_bench.baselines.presets import make_config, with_overrides
+from srm_bench.baselines.train import train
+from srm_bench.cli import main
+
+from test_baselines_train import TINY_UNET, tiny_data
+
+EP_UNET = dict(TINY_UNET, image_size=32)
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("ckpt")
+    data = tiny_data()
+    data.images = data.images.repeat(1, 4, 4, 1)  # 32x32
+    out = {}
+    for baseline in ("srm", "ddpm"):
+        cfg = with_overrides(make_config("even-pixels", baseline, "tiny"), model=EP_UNET, steps=1, batch_size=2)
+        train(cfg, data, root / baseline, device="cpu", progress=False)
+        out[baseline] = root / baseline / "last.pt"
+    return out
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    err = capsys.readouterr().err
+    return int(exc.value.code or 0), err
+
+
+@pytest.mark.parametrize("which, args, message", [
+    ("srm", ["--sampler", "parallel", "--overlap", "0.5"], "--overlap does not apply to the parallel sampler"),
+    ("srm", ["--sampler", "sequential", "--order", "graph"], "graph order needs a dependency graph"),
+    ("srm", ["--sampler", "sequential", "--order", "random", "--steps", "10"], "smaller than the 64 patches"),
+    ("srm", ["--task", "sudoku"], "is a even-pixels checkpoint, not sudoku"),
+    ("ddpm", ["--sampler", "sequential", "--order", "random"], "only --sampler parallel applies"),
+])
+def test_bad_sampler_input_is_one_line_and_exit_1(checkpoints, tmp_path, capsys, which, args, message) -> None:
+    out = tmp_path / "s.h5"
+    code, err = run_cli(["sample", str(checkpoints[which]), "-n", "1", "--device", "cpu", "-o", str(out), *args], capsys)
+    assert code == 1
+    assert err.startswith("error: ") and err.count("\n") == 1 and message in err
+    assert not out.exists()
+
+
+def test_sample_writes_a_file_that_names_its_model_and_sampler(checkpoints, tmp_path, capsys) -> None:
+    from srm_bench.registry import get_task
+    from srm_bench.samples import read_samples
+
+    out = tmp_path / "s.h5"
+    code, _ = run_cli(["sample", str(checkpoints["srm"]), "-n", "2", "--steps", "64", "--sampler", "sequential",
+                       "--order", "predicted", "--overlap", "0.5", "--device", "cpu", "-o", str(out)], capsys)
+    assert code == 0
+    s = read_samples(out, lambda attrs: get_task(attrs["task"]))
+    assert s.images.shape == (2, 32, 32, 3)
+    model = s.attrs["model"]
+    assert model["provenance"] == "baseline" and model["training"]["steps"] == 1
+    assert model["sampler"]["order"] == "predicted" and model["sampler"]["steps"] == 64 and model["sampler"]["eta"] == 1.0
+    code, err = run_cli(["sample", str(checkpoints["srm"]), "-n", "1", "--device", "cpu", "-o", str(out)], capsys)
+    assert code == 1 and "exists" in err
+
+
+def test_train_cli_refuses_sharpness_for_ddpm(tmp_path, capsys) -> None:
+    code, err = run_cli(["train", "--baseline", "ddpm", "--task", "even-pixels", "--preset", "tiny", "--sharpness", "0.5",
+                         "-o", str(tmp_path / "r")], capsys)
+    assert code == 1 and "--sharpness applies to the SRM" in err
+
+
+def test_train_cli_unknown_task(tmp_path, capsys) -> None:
+    code, err = run_cli(["train", "--baseline", "srm", "--task", "mnist", "-o", str(tmp_path / "r")], capsys)
+    assert code == 1 and "no baseline presets for task 'mnist'" in err
