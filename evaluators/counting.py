@@ -233,27 +233,28 @@ def labels_of(items: dict[str, np.ndarray], shape: str) -> dict[str, np.ndarray]
             "objects": items["n_objects"].astype(np.int64) - 1, "vertices": present}
 
 
-def _make_block(args: tuple[str, str, int, int, int]) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
-    shape, split, seed, start, stop = args
+def _make_block(args: tuple[str, str, int, str | None, int, int]) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
+    shape, split, seed, backgrounds, start, stop = args
     from srm_bench.generators.counting import POLYGONS, STARS
 
     gen = POLYGONS if shape == "polygons" else STARS
-    config = gen.make_config(split, seed, mode="classifier")
+    config = gen.make_config(split, seed, mode="classifier", backgrounds=backgrounds)
     items = gen.generate_items(config, {}, start, stop)
     return gen.render(config, {}, items), labels_of(items, shape), items
 
 
-def make_classifier_data(shape: str, split: str, n: int, seed: int, workers: int,
+def make_classifier_data(shape: str, split: str, n: int, seed: int, workers: int, backgrounds: str | None = None,
                          block: int = 1000) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
     """``n`` classifier-mode images of ``split`` with their targets and items, made by ``workers`` processes."""
     from concurrent.futures import ProcessPoolExecutor
 
-    jobs = [(shape, split, seed, s, min(n, s + block)) for s in range(0, n, block)]
+    jobs = [(shape, split, seed, backgrounds, s, min(n, s + block)) for s in range(0, n, block)]
     images = np.empty((n, 128, 128, 3), dtype=np.uint8)
     targets: dict[str, list[np.ndarray]] = {}
     items: dict[str, list[np.ndarray]] = {}
+
     def collect(results) -> None:
-        for (_, _, _, start, stop), (img, tgt, it) in zip(jobs, results):
+        for (*_, start, stop), (img, tgt, it) in zip(jobs, results):
             images[start:stop] = img
             for k, v in tgt.items():
                 targets.setdefault(k, []).append(v)
@@ -286,20 +287,21 @@ def head_accuracy(readings: dict[str, np.ndarray], items: dict[str, np.ndarray],
 
 def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_seconds: float | None,
                      batch_size: int, lr: float, device: str, workers: int, seed: int,
-                     progress: bool = True) -> tuple[Any, dict[str, Any]]:
+                     backgrounds: str | None = None, progress: bool = True) -> tuple[Any, dict[str, Any]]:
     """Train one classifier on fresh classifier-mode images; return it and a report.
 
     Training images use the train backgrounds (dataset seed ``seed``); the held-out images
-    the test backgrounds (seed ``seed + 1``). ``max_seconds`` stops training early (the
-    report then says how many of the ``steps`` ran).
+    the test backgrounds (seed ``seed + 1``), embedded photos or the ``backgrounds``
+    folder. ``max_seconds`` stops training early (the report then says how many of the
+    ``steps`` ran).
     """
     import torch
     import torch.nn.functional as F
     from tqdm.auto import tqdm
 
     t0 = time.perf_counter()
-    images, targets, _ = make_classifier_data(shape, "train", n_train, seed, workers)
-    test_images, _, test_items = make_classifier_data(shape, "test", n_test, seed + 1, workers)
+    images, targets, _ = make_classifier_data(shape, "train", n_train, seed, workers, backgrounds)
+    test_images, _, test_items = make_classifier_data(shape, "test", n_test, seed + 1, workers, backgrounds)
     gen_s = time.perf_counter() - t0
     log.info("made %d + %d images in %.1f s", n_train, n_test, gen_s)
 
@@ -360,7 +362,7 @@ def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_s
         "device": torch.cuda.get_device_name() if cuda else device,
         "held_out": head_accuracy(readings, test_items, shape),
         "canonical_test": canonical,
-        "width": WIDTH, "layers": list(LAYERS),
+        "backgrounds": backgrounds or "embedded", "width": WIDTH, "layers": list(LAYERS),
         "parameters": sum(p.numel() for p in model.parameters()),
     }
     return model, report
@@ -397,8 +399,10 @@ def make_train_command(shape: str) -> click.Command:
     """The ``srm-bench train-evaluator counting-<shape>`` command."""
 
     @click.command(f"counting-{shape}")
-    @click.option("-o", "--out", type=click.Path(path_type=Path), default=WEIGHTS_DIR, show_default=True,
-                  help="Folder for counting-<shape>.safetensors, its pin (counting-weights.json) and the report.")
+    @click.option("-o", "--out", type=click.Path(path_type=Path), default=Path("counting-weights"), show_default=True,
+                  help="Folder for counting-<shape>.safetensors and its pin (counting-weights.json).")
+    @click.option("--backgrounds", type=str, default=None, metavar="DIR",
+                  help="Folder of background images, as for generate [default: the embedded photos].")
     @click.option("--n-train", type=int, default=300_000, show_default=True, help="Training images (made at start).")
     @click.option("--n-test", type=int, default=10_000, show_default=True, help="Held-out images (test backgrounds).")
     @click.option("--steps", type=int, default=3600, show_default=True, help="Optimiser steps (cosine schedule).")
@@ -408,16 +412,18 @@ def make_train_command(shape: str) -> click.Command:
     @click.option("--device", default="cuda", show_default=True)
     @click.option("--workers", type=int, default=16, show_default=True, help="Processes that make the images.")
     @click.option("--seed", type=int, default=0, show_default=True)
-    def command(out: Path, n_train: int, n_test: int, steps: int, max_seconds: float | None, batch_size: int,
-                lr: float, device: str, workers: int, seed: int) -> None:
+    def command(out: Path, backgrounds: str | None, n_train: int, n_test: int, steps: int, max_seconds: float | None,
+                batch_size: int, lr: float, device: str, workers: int, seed: int) -> None:
         """Train the counting-SHAPE classifier from scratch on classifier-mode images.
 
         bf16 autocast and channels-last on CUDA. Prints the held-out accuracy of every
-        head on a fresh split with the test backgrounds. The shipped weights came from:
+        head on a fresh split with the test backgrounds. The shipped weights came from
+        (on one H200, about 4 minutes):
 
-            srm-bench train-evaluator counting-SHAPE
+        \b
+            srm-bench train-evaluator counting-SHAPE -o evaluators/weights --max-seconds 195
 
-        (defaults; the pin file evaluators/weights/counting-weights.json records the steps run).
+        (all 3600 steps ran; evaluators/weights/counting-weights.json records the figures).
         """
         for name, v in (("--n-train", n_train), ("--n-test", n_test), ("--steps", steps), ("--batch-size", batch_size),
                         ("--workers", workers)):
@@ -427,7 +433,7 @@ def make_train_command(shape: str) -> click.Command:
         progress = bool((root.obj or {}).get("progress", False))
         model, report = train_classifier(shape, n_train=n_train, n_test=n_test, steps=steps, max_seconds=max_seconds,
                                          batch_size=batch_size, lr=lr, device=device, workers=workers, seed=seed,
-                                         progress=progress)
+                                         backgrounds=backgrounds, progress=progress)
         pin = save_weights(model, shape, Path(out), report)
         pins_path = Path(out) / PINS_FILE.name
         pins = json.loads(pins_path.read_text()) if pins_path.exists() else {}
