@@ -8,20 +8,20 @@ of the background (circularly Gaussian-smoothed hue histogram).
 
 Rendering: each object's coverage mask is drawn at 4x (the 512 canvas of the paper) in a
 patch around it and downsampled with bicubic filtering (see :func:`render_mask`), then
-painted over the 128x128 background with PIL's integer blend. Patches keep a margin of 4
-output pixels, wider than the bicubic support, so an object's mask equals that of the
+painted over the 128x128 background in exact integer arithmetic (:func:`composite`).
+Patch margins are wider than the bicubic support, so an object's mask equals that of the
 whole 512 canvas resized (up to the canvas edge, which is zero-padded); drawing only the
-patches keeps the generator fast.
-Digits are the DejaVu Sans glyph outlines that ship with matplotlib, drawn as polygons.
+patches keeps the generator fast. Digits are the DejaVu Sans glyph outlines that ship
+with matplotlib, drawn as polygons.
 
 Classifier mode (``--mode classifier``, for training the evaluators): in half of the
-images the digits are a random pair other than {N, K}, and in a quarter of the images
-with N >= 2 some objects get another vertex count. Every label stays in the shard.
+images the digits are a random pair of 1-9 other than {N, K}, and in a quarter of the
+images with N >= 2 one to N - 1 objects get another vertex count (``vertices`` keeps the
+K the others share). Every label stays in the shard.
 """
 from __future__ import annotations
 
 import colorsys
-import logging
 import math
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -35,8 +35,6 @@ from srm_bench.generation import TaskGenerator
 from srm_bench.seeding import item_rng
 
 from . import backgrounds as bgs
-
-log = logging.getLogger(__name__)
 
 SIDE = 128
 SUPERSAMPLE = 4  # masks are drawn at 4 x 128 = 512 pixels, as in the paper
@@ -345,14 +343,10 @@ class CountingGenerator(TaskGenerator):
         return out
 
 
-def _backgrounds_option() -> click.Option:
-    return click.Option(["--backgrounds"], type=str, default=None, metavar="DIR",
-                        help="Folder of background images (e.g. FFHQ thumbnails), split 95/5 by sorted name "
-                             "[default: the photos embedded in scikit-image].")
-
-
 CLI_OPTIONS = [
-    _backgrounds_option(),
+    click.Option(["--backgrounds"], type=str, default=None, metavar="DIR",
+                 help="Folder of background images (e.g. FFHQ thumbnails), split 95/5 by sorted name "
+                      "[default: the photos embedded in scikit-image]."),
     click.Option(["--mode"], type=click.Choice(MODES), default="benchmark", show_default=True,
                  help="classifier: digits break the rule in 50% of images, vertex counts differ at times."),
 ]
