@@ -244,6 +244,7 @@ class CountingGenerator(TaskGenerator):
     """Generator of one counting task (``shape`` = ``"polygons"`` or ``"stars"``)."""
 
     task_version: ClassVar[int] = 1
+    portable_images: ClassVar[bool] = False  # Pillow rasterises the objects and digits
 
     def __init__(self, shape: str) -> None:
         self.shape = shape

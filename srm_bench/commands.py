@@ -202,9 +202,16 @@ def verify(directory: Path) -> None:
 
         if ds.content_sha256 != pin["content_sha256"]:
             raise ChecksumError(f"{directory}: content differs from the pinned canonical {ds.task}/{ds.split} set")
-        if pin.get("images_sha256") and ds.manifest.get("images_sha256") not in (None, pin["images_sha256"]):
-            raise ChecksumError(f"{directory}: images differ from the pinned canonical {ds.task}/{ds.split} images")
         click.echo(f"canonical {ds.task}/{ds.split}: matches the pinned hash {pin['content_sha256'][:16]}...")
+        if pin.get("images_sha256") and ds.manifest.get("images_sha256") not in (None, pin["images_sha256"]):
+            from .generation import get_generator
+
+            if get_generator(ds.task).portable_images:
+                raise ChecksumError(f"{directory}: images differ from the pinned canonical {ds.task}/{ds.split} images; regenerate them")
+            import PIL
+
+            click.echo(f"warning: the rendered images differ from the pinned ones (this Pillow {PIL.__version__} "
+                       "rasterises some pixels differently); labels and layout match", err=True)
 
 
 # ---------------------------------------------------------------------------- oracle / train-evaluator

@@ -34,6 +34,9 @@ class TaskGenerator:
     task: ClassVar[str]
     task_version: ClassVar[int]
     derived_name: ClassVar[str] = "images"
+    #: Whether rendered images are byte-identical on every machine (pure numpy). Tasks that
+    #: rasterise with Pillow set False: their pinned images hash is then checked as a warning.
+    portable_images: ClassVar[bool] = True
 
     def make_config(self, split: str, seed: int, **options: Any) -> dict[str, Any]:
         """A validated, JSON-able config; everything that changes content must be in it."""

@@ -166,3 +166,19 @@ def test_evaluate_writes_json_and_csv(easy_small, easy_ds, tmp_path, runner) -> 
 
     frame = pd.read_csv(tmp_path / "r" / files[1])
     assert len(frame) == 60 and (frame["l1"] == 0).all()
+
+
+@pytest.mark.parametrize("task, split, fails", [("sudoku", "hard", True), ("counting-stars", "test", False)])
+def test_verify_images_against_the_pin(task, split, fails, tmp_path, monkeypatch) -> None:
+    """Pure-numpy renderings must match the pinned images hash; Pillow ones only warn."""
+    import srm_bench.canonical as canonical
+
+    pins = {t: {s: dict(v) for s, v in d.items()} for t, d in canonical._pins().items()}
+    pins[task][split]["images_sha256"] = "0" * 64
+    monkeypatch.setattr(canonical, "_pins", lambda: pins)
+    out = srm_bench.generate(task, split, out=tmp_path / "d", progress=False)
+    res = CliRunner().invoke(cli, ["verify", str(out)])
+    if fails:
+        assert res.exit_code == 1 and "images differ" in str(res.exception)
+    else:
+        assert res.exit_code == 0 and "warning: the rendered images differ" in res.output
