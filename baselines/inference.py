@@ -67,6 +67,8 @@ def sample_images(model: torch.nn.Module, cfg: TrainConfig, sampler: SamplerConf
                              has_uncertainty=not ddpm)
     path = NoisePath(cfg.noise_path, cfg.target)
     dev = torch.device(device)
+    if dev.type == "cuda" and dev.index is None:
+        dev = torch.device("cuda", torch.cuda.current_device())
     use_amp = cfg.bf16 and dev.type == "cuda"
 
     def net(x: torch.Tensor, t: torch.Tensor, cond: torch.Tensor | None) -> DenoiserOutput:

@@ -149,7 +149,7 @@ def train(cfg: TrainConfig, data: str | Path | TrainData, out: str | Path, *, de
     rank, world, local = _dist()
     if device is None:
         device = f"cuda:{local}" if torch.cuda.is_available() else "cpu"
-    elif device == "cuda" and world > 1:
+    elif device == "cuda":
         device = f"cuda:{local}"
     dev = torch.device(device)
     if dev.type == "cuda":
