@@ -30,6 +30,10 @@ def _progress(ctx: click.Context) -> bool:
 @click.option("--lr", type=float, default=None, help="Peak learning rate [preset].")
 @click.option("--warmup-steps", type=int, default=None, help="Linear warm-up steps [preset].")
 @click.option("--sharpness", type=float, default=None, help="Uniform t-bar sharpness (SRM) [preset].")
+@click.option("--tsampling", type=click.Choice(["uniform_tbar", "independent"]), default=None,
+              help="SRM training levels: Uniform t-bar (paper) or independent uniform (Diffusion Forcing) [uniform_tbar].")
+@click.option("--noise-path", type=click.Choice(["rectified_flow", "cosine"]), default=None, help="Noise path [rectified_flow].")
+@click.option("--target", type=click.Choice(["velocity", "eps"]), default=None, help="Prediction target [velocity].")
 @click.option("--ema-decay", type=float, default=None, help="EMA decay [preset].")
 @click.option("--seed", type=int, default=None, help="Training seed [0].")
 @click.option("--ckpt-every", type=int, default=None, help="Checkpoint every N steps [preset].")
@@ -43,7 +47,7 @@ def _progress(ctx: click.Context) -> bool:
 @click.pass_context
 def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path | None, out: Path, steps: int | None,
           batch_size: int | None, lr: float | None, warmup_steps: int | None, sharpness: float | None,
-          ema_decay: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
+          tsampling: str | None, noise_path: str | None, target: str | None, ema_decay: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
           train_items: int | None, compile_: bool | None, bf16: bool | None, resume: bool, max_minutes: float | None,
           device: str | None) -> None:
     """Train the SRM or the DDPM baseline on a task (DDP under torchrun)."""
@@ -55,11 +59,13 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
     cfg = make_config(task, baseline, preset)
     cfg = with_overrides(cfg, steps=steps, batch_size=batch_size, lr=lr, warmup_steps=warmup_steps,
                          ema_decay=ema_decay, seed=seed, ckpt_every=ckpt_every, log_every=log_every,
-                         train_items=train_items, compile=compile_, bf16=bf16)
-    if sharpness is not None:
+                         train_items=train_items, compile=compile_, bf16=bf16, noise_path=noise_path, target=target)
+    for name, value in (("sharpness", sharpness), ("kind", tsampling)):
+        if value is None:
+            continue
         if baseline != "srm":
-            raise SrmBenchError("--sharpness applies to the SRM's Uniform t-bar sampling, not to the DDPM")
-        cfg = with_overrides(cfg, tsampling={**cfg.tsampling, "sharpness": sharpness})
+            raise SrmBenchError(f"--{'tsampling' if name == 'kind' else name} applies to the SRM's per-patch levels, not to the DDPM")
+        cfg = with_overrides(cfg, tsampling={**cfg.tsampling, name: value})
     if data is None:
         import os
 

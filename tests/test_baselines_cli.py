@@ -70,8 +70,31 @@ def test_train_cli_refuses_sharpness_for_ddpm(tmp_path, capsys) -> None:
     code, err = run_cli(["train", "--baseline", "ddpm", "--task", "even-pixels", "--preset", "tiny", "--sharpness", "0.5",
                          "-o", str(tmp_path / "r")], capsys)
     assert code == 1 and "--sharpness applies to the SRM" in err
+    code, err = run_cli(["train", "--baseline", "ddpm", "--task", "even-pixels", "--tsampling", "independent",
+                         "-o", str(tmp_path / "r")], capsys)
+    assert code == 1 and "--tsampling applies to the SRM" in err
 
 
 def test_train_cli_unknown_task(tmp_path, capsys) -> None:
     code, err = run_cli(["train", "--baseline", "srm", "--task", "mnist", "-o", str(tmp_path / "r")], capsys)
     assert code == 1 and "no baseline presets for task 'mnist'" in err
+
+
+def test_train_cli_on_a_generated_split(tmp_path, capsys) -> None:
+    import srm_bench
+
+    srm_bench.generate("even-pixels", "train", n=8, out=tmp_path / "data")
+    code, _ = run_cli(["-q", "train", "--baseline", "srm", "--task", "even-pixels", "--preset", "tiny", "--data",
+                       str(tmp_path / "data"), "-o", str(tmp_path / "run"), "--steps", "2", "--batch-size", "2",
+                       "--tsampling", "independent", "--device", "cpu"], capsys)
+    assert code == 0
+    from srm_bench.baselines.train import load_checkpoint
+
+    state = load_checkpoint(tmp_path / "run" / "last.pt")
+    assert state["step"] == 2 and state["config"]["tsampling"]["kind"] == "independent"
+    assert state["dataset_sha256"] == srm_bench.load_dataset(tmp_path / "data").content_sha256
+    assert (tmp_path / "run" / "log.csv").read_text().splitlines()[0].startswith("step,loss,mse,vlb,nll")
+    with pytest.raises(SystemExit):
+        main(["-q", "train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "--data", str(tmp_path / "data"),
+              "-o", str(tmp_path / "run2"), "--device", "cpu"])
+    assert "is a even-pixels dataset, but the run trains on sudoku" in capsys.readouterr().err
