@@ -301,3 +301,13 @@ def test_ddpm_sudoku_takes_mask_and_masked_image() -> None:
     cfg = make_config("sudoku", "ddpm", "paper")
     assert cfg.model["cond_channels"] == 2 and cfg.tsampling["kind"] == "shared"
     assert make_config("sudoku", "srm", "paper").tsampling["kind"] == "uniform_tbar"
+
+
+def test_preset_task_shapes_agree_with_the_registry() -> None:
+    from srm_bench.baselines.presets import TASK_SHAPES
+    from srm_bench.registry import TASKS
+
+    for name, (size, channels, patch) in TASK_SHAPES.items():
+        if name in TASKS:
+            spec = TASKS.get(name)
+            assert spec.image_shape == (size, size, channels) and spec.patch_size == patch
