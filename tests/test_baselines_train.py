@@ -112,3 +112,18 @@ def test_ddp_two_cpu_processes_gloo(tmp_path: Path) -> None:
     assert "rank 0 steps 3" in res.stdout and "rank 1 steps 3" in res.stdout
     state = torch.load(tmp_path / "run" / "last.pt", weights_only=True)
     assert state["world_size"] == 2 and state["step"] == 3
+
+
+def test_dit_trains_and_samples(tmp_path: Path) -> None:
+    from srm_bench.baselines.dit import DiTConfig
+    from srm_bench.baselines.inference import load_denoiser, sample_images
+    from srm_bench.baselines.schedules import SamplerConfig
+
+    dit = DiTConfig(image_size=8, in_channels=3, patch_size=4, token_patch=2, hidden=32, depth=1, heads=2).to_dict()
+    cfg = tiny_cfg(arch="dit", model=dit, steps=2, ckpt_every=2)
+    train(cfg, tiny_data(), tmp_path, device="cpu", progress=False)
+    model, loaded, _ = load_denoiser(tmp_path / "last.pt", "cpu")
+    assert loaded.arch == "dit"
+    imgs = sample_images(model, loaded, SamplerConfig("sequential", order="predicted", steps=4), np.arange(2), seed=0,
+                         device="cpu")
+    assert imgs.shape == (2, 8, 8, 3) and imgs.dtype == np.uint8
