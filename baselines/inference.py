@@ -53,6 +53,7 @@ def sample_images(model: torch.nn.Module, cfg: TrainConfig, sampler: SamplerConf
 
     Args:
         given: (N, H, W, C) uint8 clue images; ``known`` (N, P) bool given patches.
+        callback: passed to the sampler for the first batch only.
 
     Raises:
         SrmBenchError: sampler knobs that do not apply (see SamplerConfig.validate).
@@ -86,9 +87,44 @@ def sample_images(model: torch.nn.Module, cfg: TrainConfig, sampler: SamplerConf
             k_t = torch.from_numpy(known[lo:lo + batch_size]).to(dev)
         with torch.inference_mode():
             res = sample(net, x, schedule, path=path, generators=gens, patch_size=patch, eta=sampler.eta,
-                         given=g_t, known=k_t, ddpm=ddpm, callback=callback, disable=not progress)
+                         given=g_t, known=k_t, ddpm=ddpm, callback=callback if lo == 0 else None,
+                         disable=not progress)
         out[lo:lo + len(idx)] = ((res + 1.0) * 127.5).round().clamp(0, 255).to(torch.uint8).permute(0, 2, 3, 1).cpu().numpy()
     return out
+
+
+def frame_writer(folder: str | Path, every: int, patch: int) -> Callable[[dict[str, Any]], None]:
+    """A sampler callback that saves, every ``every`` steps, a PNG of the first sample of the
+    batch: current image | one-step prediction x0_hat | noise levels (white = 1) | uncertainty
+    (dark = low), the panels of the paper's Figure 5.
+    """
+    from PIL import Image
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def to_u8(img: torch.Tensor) -> np.ndarray:
+        arr = ((img.float().clamp(-1, 1) + 1) * 127.5).round().to(torch.uint8).permute(1, 2, 0).cpu().numpy()
+        return np.repeat(arr, 3, axis=2) if arr.shape[2] == 1 else arr
+
+    def grid_map(values: torch.Tensor, size: int) -> np.ndarray:
+        side = int(round(values.numel() ** 0.5))
+        g = values.float().reshape(1, 1, side, side)
+        g = torch.nn.functional.interpolate(g, size=(size, size), mode="nearest")[0]
+        return to_u8(g * 2 - 1)
+
+    def callback(info: dict[str, Any]) -> None:
+        step = info["step"]
+        if step % every and step != 0:
+            return
+        x, x0 = info["x"][0], info["x0_hat"][0]
+        size = x.shape[-1]
+        lv = info["logvar"][0].float()
+        span = (lv.max() - lv.min()).clamp_min(1e-6)
+        panels = [to_u8(x), to_u8(x0), grid_map(info["t"][0], size), grid_map((lv - lv.min()) / span, size)]
+        Image.fromarray(np.concatenate(panels, axis=1)).save(folder / f"step{step:05d}.png")
+
+    return callback
 
 
 def file_sha256(path: str | Path) -> str:
@@ -102,7 +138,8 @@ def file_sha256(path: str | Path) -> str:
 def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str | Path, *, split: str | None = None,
                       reference: str | Path | None = None, count: int | None = None, seed: int = 0,
                       device: str | None = None, batch_size: int = 64, ema: bool = True, task: str | None = None,
-                      name: str | None = None, progress: bool = False, overwrite: bool = False) -> Path:
+                      name: str | None = None, progress: bool = False, overwrite: bool = False,
+                      frames: str | Path | None = None, frame_every: int = 50) -> Path:
     """Sample a checkpoint over a split and write an evaluable samples HDF5.
 
     Args:
@@ -114,6 +151,7 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
         reference: dataset directory of the puzzles (default: the canonical test set).
         count: number of samples (default: the whole puzzle set, or 500).
         task: if given, must be the checkpoint's task.
+        frames: folder for PNGs of the first sample every ``frame_every`` steps.
 
     Raises:
         SrmBenchError: a checkpoint of another task, a reference of another task, knobs that
@@ -165,8 +203,9 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
         dataset_sha = pin["content_sha256"] if pin else None
         indices = np.arange(500 if count is None else count)
     t0 = time.perf_counter()
+    callback = None if frames is None else frame_writer(frames, frame_every, cfg.model["patch_size"])
     images = sample_images(model, cfg, sampler, indices, seed=seed, device=device, batch_size=batch_size,
-                           given=given, known=known, progress=progress)
+                           given=given, known=known, progress=progress, callback=callback)
     wall = time.perf_counter() - t0
     n_params = sum(p.numel() for p in model.parameters())
     model_ref = {

@@ -55,8 +55,10 @@ def test_sample_writes_a_file_that_names_its_model_and_sampler(checkpoints, tmp_
 
     out = tmp_path / "s.h5"
     code, _ = run_cli(["sample", str(checkpoints["srm"]), "-n", "2", "--steps", "64", "--sampler", "sequential",
-                       "--order", "predicted", "--overlap", "0.5", "--device", "cpu", "-o", str(out)], capsys)
+                       "--order", "predicted", "--overlap", "0.5", "--device", "cpu", "-o", str(out),
+                       "--frames", str(tmp_path / "frames"), "--frame-every", "32"], capsys)
     assert code == 0
+    assert sorted(p.name for p in (tmp_path / "frames").iterdir()) == ["step00000.png", "step00032.png"]
     s = read_samples(out, lambda attrs: get_task(attrs["task"]))
     assert s.images.shape == (2, 32, 32, 3)
     model = s.attrs["model"]
