@@ -104,6 +104,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
 @click.option("--device", default=None, help="cuda or cpu [cuda if available].")
 @click.option("--ema/--no-ema", default=True, show_default=True, help="Use the EMA weights.")
 @click.option("--task", default=None, help="Refuse the checkpoint unless it is of this task.")
+@click.option("--preset", default=None, help="Refuse the checkpoint unless it was trained with this preset.")
 @click.option("--name", default=None, help="Model name for the leaderboard [baseline-arch-preset].")
 @click.option("--frames", type=click.Path(path_type=Path), default=None,
               help="Folder for PNGs of the process (sample, x0_hat, levels, uncertainty) of the first sample.")
@@ -112,7 +113,8 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
 @click.pass_context
 def sample(ctx: click.Context, checkpoint: Path, sampler: str, order: str | None, overlap: float, top_k: int, steps: int,
            eta: float, split: str | None, reference: Path | None, count: int | None, seed: int, batch_size: int,
-           device: str | None, ema: bool, task: str | None, name: str | None, frames: Path | None, frame_every: int,
+           device: str | None, ema: bool, task: str | None, preset: str | None, name: str | None, frames: Path | None,
+           frame_every: int,
            out: Path) -> None:
     """Sample a trained baseline; 'srm-bench evaluate OUT' scores the file."""
     from .inference import sample_checkpoint
@@ -120,6 +122,7 @@ def sample(ctx: click.Context, checkpoint: Path, sampler: str, order: str | None
 
     cfg = SamplerConfig(name=sampler, order=order, overlap=overlap, top_k=top_k, steps=steps, eta=eta)
     path = sample_checkpoint(checkpoint, cfg, out, split=split, reference=reference, count=count, seed=seed,
-                             device=device, batch_size=batch_size, ema=ema, task=task, name=name, progress=_progress(ctx),
+                             device=device, batch_size=batch_size, ema=ema, task=task, preset=preset, name=name,
+                             progress=_progress(ctx),
                              frames=frames, frame_every=frame_every)
     click.echo(str(path))

@@ -138,6 +138,7 @@ def file_sha256(path: str | Path) -> str:
 def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str | Path, *, split: str | None = None,
                       reference: str | Path | None = None, count: int | None = None, seed: int = 0,
                       device: str | None = None, batch_size: int = 64, ema: bool = True, task: str | None = None,
+                      preset: str | None = None,
                       name: str | None = None, progress: bool = False, overwrite: bool = False,
                       frames: str | Path | None = None, frame_every: int = 50) -> Path:
     """Sample a checkpoint over a split and write an evaluable samples HDF5.
@@ -150,7 +151,7 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
             split named in the file (default ``test``).
         reference: dataset directory of the puzzles (default: the canonical test set).
         count: number of samples (default: the whole puzzle set, or 500).
-        task: if given, must be the checkpoint's task.
+        task, preset: if given, must be the checkpoint's.
         frames: folder for PNGs of the first sample every ``frame_every`` steps.
 
     Raises:
@@ -168,6 +169,8 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
     model, cfg, state = load_denoiser(checkpoint, device, ema=ema)
     if task is not None and task != cfg.task:
         raise SrmBenchError(f"{checkpoint}: is a {cfg.task} checkpoint, not {task}; pass a {task} checkpoint")
+    if preset is not None and preset != cfg.preset:
+        raise SrmBenchError(f"{checkpoint}: was trained with preset {cfg.preset}, not {preset}; pass a {preset} checkpoint")
     spec = get_task(cfg.task)
     given = known = None
     dataset_sha = None

@@ -39,6 +39,7 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
     ("srm", ["--sampler", "sequential", "--order", "graph"], "graph order needs a dependency graph"),
     ("srm", ["--sampler", "sequential", "--order", "random", "--steps", "10"], "smaller than the 64 patches"),
     ("srm", ["--task", "sudoku"], "is a even-pixels checkpoint, not sudoku"),
+    ("srm", ["--preset", "paper"], "was trained with preset tiny, not paper"),
     ("ddpm", ["--sampler", "sequential", "--order", "random"], "only --sampler parallel applies"),
 ])
 def test_bad_sampler_input_is_one_line_and_exit_1(checkpoints, tmp_path, capsys, which, args, message) -> None:
