@@ -418,10 +418,10 @@ def make_train_command(shape: str) -> click.Command:
 
         bf16 autocast and channels-last on CUDA. Prints the held-out accuracy of every
         head on a fresh split with the test backgrounds. The shipped weights came from
-        (on one H200, 3-6 minutes):
+        (on one H200, about 6 minutes each):
 
         \b
-            srm-bench train-evaluator counting-stars -o evaluators/weights --max-seconds 195
+            srm-bench train-evaluator counting-stars -o evaluators/weights --steps 6500 --max-seconds 440
             srm-bench train-evaluator counting-polygons -o evaluators/weights --steps 6500 --max-seconds 440
 
         (all steps ran; evaluators/weights/counting-weights.json records the figures).
