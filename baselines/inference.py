@@ -3,7 +3,6 @@
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from pathlib import Path
@@ -15,6 +14,7 @@ from tqdm.auto import tqdm
 
 from srm_bench.errors import SrmBenchError
 from srm_bench.seeding import stream_id
+from srm_bench.shards import file_sha256
 
 from .noise import NoisePath
 from .presets import TrainConfig
@@ -125,14 +125,6 @@ def frame_writer(folder: str | Path, every: int, patch: int) -> Callable[[dict[s
         Image.fromarray(np.concatenate(panels, axis=1)).save(folder / f"step{step:05d}.png")
 
     return callback
-
-
-def file_sha256(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str | Path, *, split: str | None = None,
