@@ -21,7 +21,7 @@ from . import __version__
 from .errors import SrmBenchError
 from .registry import get_task
 from .shards import (
-    MANIFEST, ContentHasher, array_sha256, item_digests, read_attrs, read_manifest, read_shard,
+    MANIFEST, ContentHasher, item_digests, read_attrs, read_manifest, read_shard,
     write_json_atomic, write_shard,
 )
 
@@ -102,7 +102,8 @@ def _run_job(job: _Job, shared: dict[str, np.ndarray] | None = None) -> tuple[di
     attrs = json.loads(job.attrs_json)
     attrs["index_start"] = job.start
     entry = write_shard(Path(job.path), attrs=attrs, items=items, shared=shared, derived=derived)
-    return entry, item_digests(derived[gen.derived_name]) if job.images else b""
+    digests = entry.pop("item_digests")
+    return entry, digests.get(gen.derived_name, b"")
 
 
 def _shard_is_complete(path: Path, attrs: dict[str, Any], start: int, count: int, images: bool, name: str) -> dict[str, Any] | None:
@@ -292,4 +293,4 @@ def _manifest(out: Path, task: str, gen: TaskGenerator, split: str, seed: int, c
     }
 
 
-__all__ = ["TaskGenerator", "generate", "get_generator", "array_sha256"]
+__all__ = ["TaskGenerator", "generate", "get_generator"]
