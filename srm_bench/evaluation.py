@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
+from abc import ABC, abstractmethod
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ class MetricInfo:
     description: str
 
 
-class TaskEvaluator:
+class TaskEvaluator(ABC):
     """Base class of a task's evaluator: declares its metrics and scores uint8 NHWC images."""
 
     task: ClassVar[str]
@@ -40,6 +41,7 @@ class TaskEvaluator:
     def weights_sha256(self) -> str | None:
         return None
 
+    @abstractmethod
     def score(
         self,
         images: np.ndarray,
@@ -51,7 +53,6 @@ class TaskEvaluator:
         progress: bool = False,
     ) -> dict[str, np.ndarray]:
         """Per-sample columns: one per declared metric (bool for rates), plus any extras."""
-        raise NotImplementedError
 
 
 def get_evaluator(task: str) -> TaskEvaluator:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from abc import ABC, abstractmethod
 import logging
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -28,7 +29,7 @@ from .shards import (
 log = logging.getLogger(__name__)
 
 
-class TaskGenerator:
+class TaskGenerator(ABC):
     """Base class of a task's generator. Subclasses fill in the class attributes and methods."""
 
     task: ClassVar[str]
@@ -38,12 +39,13 @@ class TaskGenerator:
     #: rasterise with Pillow set False: their pinned images hash is then checked as a warning.
     portable_images: ClassVar[bool] = True
 
+    @abstractmethod
     def make_config(self, split: str, seed: int, **options: Any) -> dict[str, Any]:
         """A validated, JSON-able config; everything that changes content must be in it."""
-        raise NotImplementedError
 
+    @abstractmethod
     def default_count(self, split: str) -> int:
-        raise NotImplementedError
+        """Items of a split when ``-n`` is not given (500 for test splits)."""
 
     def images_by_default(self, split: str) -> bool:
         return split != "train"
@@ -55,13 +57,13 @@ class TaskGenerator:
         """Per-dataset constants stored once per shard (e.g. a digit pool)."""
         return {}
 
+    @abstractmethod
     def generate_items(self, config: dict[str, Any], shared: dict[str, np.ndarray], start: int, stop: int) -> dict[str, np.ndarray]:
         """The compact arrays of items ``start..stop-1``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def render(self, config: dict[str, Any], shared: dict[str, np.ndarray], items: dict[str, np.ndarray]) -> np.ndarray:
         """uint8 images (N, H, W, C) of the given compact items; same bytes as the stored ones."""
-        raise NotImplementedError
 
     def source_info(self, config: dict[str, Any]) -> dict[str, Any]:
         """Where the raw material came from (digit source, backgrounds); recorded in results."""
