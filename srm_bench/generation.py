@@ -166,7 +166,9 @@ def generate(
     spec = get_task(task)
     spec.check_split(split)
     gen = get_generator(task)
-    config = gen.make_config(split=split, seed=seed, **options)
+    # JSON round trip: the config compares equal to what shards and manifests store (tuples
+    # become lists), so resuming recognises its own shards.
+    config = json.loads(json.dumps(gen.make_config(split=split, seed=seed, **options)))
     n = gen.default_count(split) if n is None else int(n)
     if n < 1:
         raise SrmBenchError(f"-n must be at least 1 (got {n})")
