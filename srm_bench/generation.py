@@ -248,6 +248,8 @@ def _prepare_out(out: Path, task: str, split: str, seed: int, config: dict, n: i
                 "choose another -o or delete it"
             )
         (out / MANIFEST).unlink()  # rewritten at the end; shards are re-checked one by one
+    for p in out.glob(f".{task}-{split}-*.tmp"):  # temp files of a run that was killed mid-write
+        p.unlink()
     stale = [p for p in out.glob(f"{task}-{split}-*.h5")]
     for p in stale:
         try:

@@ -85,11 +85,13 @@ def test_resume_keeps_finished_shards(tmp_path) -> None:
     out = srm_bench.generate("sudoku", "train", n=40, out=tmp_path / "r", shard_size=10, progress=False)
     first = sorted(out.glob("*.h5"))
     mtimes = {p.name: p.stat().st_mtime_ns for p in first}
-    first[-1].unlink()  # as if the run had been interrupted before the last shard
+    first[-1].unlink()  # as if the run had been killed while writing the last shard
+    (out / f".{first[-1].name}.4242.tmp").write_bytes(b"half a shard")
     (out / "manifest.json").unlink()
     srm_bench.generate("sudoku", "train", n=40, out=out, shard_size=10, progress=False)
     again = {p.name: p.stat().st_mtime_ns for p in out.glob("*.h5")}
     assert set(again) == set(mtimes)
+    assert not list(out.glob(".*.tmp"))
     assert all(again[k] == mtimes[k] for k in list(mtimes)[:-1])
     srm_bench.load_dataset(out, verify=True)
 
