@@ -430,8 +430,10 @@ def make_train_command(shape: str) -> click.Command:
                         ("--workers", workers)):
             if v < 1:
                 raise SrmBenchError(f"{name} must be at least 1 (got {v})")
-        root = click.get_current_context().find_root()
-        progress = bool((root.obj or {}).get("progress", False))
+        from srm_bench.cli import progress_enabled
+        from srm_bench.shards import write_json_atomic
+
+        progress = progress_enabled()
         model, report = train_classifier(shape, n_train=n_train, n_test=n_test, steps=steps, max_seconds=max_seconds,
                                          batch_size=batch_size, lr=lr, device=device, workers=workers, seed=seed,
                                          backgrounds=backgrounds, progress=progress)
@@ -439,9 +441,7 @@ def make_train_command(shape: str) -> click.Command:
         pins_path = Path(out) / PINS_FILE.name
         pins = json.loads(pins_path.read_text()) if pins_path.exists() else {}
         pins[f"counting-{shape}.safetensors"] = pin
-        tmp = pins_path.with_name(f".{pins_path.name}.tmp")
-        tmp.write_text(json.dumps(pins, indent=2) + "\n")
-        tmp.replace(pins_path)
+        write_json_atomic(pins_path, pins)
         click.echo(json.dumps(report, indent=2))
 
     command.help = (command.help or "").replace("SHAPE", shape)

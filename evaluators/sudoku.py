@@ -235,7 +235,9 @@ def train_command(ctx: click.Context, out: Path, mnist: Path | None, epochs: int
         tr, ho = embedded_split()
         xtr, ytr, xte, yte, source = ds.images[tr], ds.labels[tr], ds.images[ho], ds.labels[ho], ds.source
     t0 = time.perf_counter()
-    progress = bool((ctx.find_root().obj or {}).get("progress"))
+    from srm_bench.cli import progress_enabled
+
+    progress = progress_enabled(ctx)
     model = train_digit_mlp(xtr, ytr, epochs=epochs, seed=seed, progress=progress)
     seconds = time.perf_counter() - t0
     held = accuracy(model, xte, yte)

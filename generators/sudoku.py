@@ -22,7 +22,7 @@ from typing import Any
 import click
 import numpy as np
 
-from srm_bench.digits import POOL_K_EMBEDDED, pool_for
+from srm_bench.digits import pool_for
 from srm_bench.errors import SrmBenchError
 from srm_bench.generation import TaskGenerator
 from srm_bench.seeding import item_rng

@@ -104,9 +104,10 @@ def oracle_command(ctx: click.Context, strategy: str, split: str, out: Path, ref
       srm-bench evaluate greedy-hard.h5
     """
     from srm_bench.canonical import canonical_dataset
+    from srm_bench.cli import progress_enabled
     from srm_bench.samples import write_samples
 
-    progress = bool((ctx.find_root().obj or {}).get("progress"))
+    progress = progress_enabled(ctx)
     if out.exists():
         raise SrmBenchError(f"{out}: exists; choose another -o or delete it")
     ds = load_dataset(reference) if reference else canonical_dataset("sudoku", split, progress=progress)

@@ -5,7 +5,6 @@ from pathlib import Path
 
 import click
 
-from srm_bench.errors import SrmBenchError
 
 _RESULTS = click.option(
     "--results", "-r", "results", multiple=True, type=click.Path(path_type=Path),
@@ -26,15 +25,10 @@ def _write_text(text: str, out: Path | None) -> None:
     if out is None:
         click.echo(text, nl=False)
         return
-    from srm_bench.shards import atomic_output
+    from srm_bench.shards import user_output
 
-    if not out.parent.exists():
-        raise SrmBenchError(f"{out.parent}: no such directory; create it or choose another -o")
-    try:
-        with atomic_output(out) as tmp:
-            tmp.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise SrmBenchError(f"{out}: cannot write ({exc.strerror})") from None
+    with user_output(out) as tmp:
+        tmp.write_text(text, encoding="utf-8")
     click.echo(f"wrote {out}", err=True)
 
 

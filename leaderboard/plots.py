@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from srm_bench.errors import SrmBenchError
-from srm_bench.shards import atomic_output
+from srm_bench.shards import user_output
 
 from .store import COMPARABILITY, IDENTITY
 from .tables import build_table, layouts_for
@@ -31,13 +31,8 @@ def _save(fig: Any, out: str | Path) -> Path:
     out = Path(out)
     if out.suffix.lower() != ".png":
         raise SrmBenchError(f"{out}: plots are written as PNG; give a path ending in .png")
-    if not out.parent.exists():
-        raise SrmBenchError(f"{out.parent}: no such directory; create it or choose another -o")
-    try:
-        with atomic_output(out) as tmp:
-            fig.savefig(tmp, format="png")
-    except OSError as exc:
-        raise SrmBenchError(f"{out}: cannot write ({exc.strerror})") from None
+    with user_output(out) as tmp:
+        fig.savefig(tmp, format="png")
     return out
 
 

@@ -93,6 +93,12 @@ def cli(ctx: click.Context, verbose: int, quiet: bool) -> None:
     ctx.obj["progress"] = not quiet and sys.stderr.isatty()
 
 
+def progress_enabled(ctx: click.Context | None = None) -> bool:
+    """Whether commands show progress bars (not with -q, and only on a terminal)."""
+    ctx = ctx or click.get_current_context()
+    return bool((ctx.find_root().obj or {}).get("progress", False))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: maps domain errors to one line and exit code 1."""
     try:

@@ -8,12 +8,9 @@ from typing import Any
 
 import click
 
+from .cli import progress_enabled
 from .errors import SrmBenchError
 from .registry import TASKS, get_task
-
-
-def _progress(ctx: click.Context) -> bool:
-    return bool((ctx.find_root().obj or {}).get("progress", False))
 
 
 class TaskGroup(click.Group):
@@ -52,7 +49,7 @@ def _generate_command(task: str) -> click.Command:
 
         flag = False if no_images else (True if images else None)
         path = generate(task, split, n=n, seed=seed, out=out, images=flag, workers=workers,
-                        shard_size=shard_size, progress=_progress(ctx), **options)
+                        shard_size=shard_size, progress=progress_enabled(ctx), **options)
         manifest = json.loads((path / "manifest.json").read_text())
         click.echo(f"{path}: {manifest['count']} {task}/{split} items in {len(manifest['shards'])} shard(s)")
         click.echo(f"content sha256 {manifest['content_sha256']}")
@@ -130,7 +127,7 @@ def evaluate(ctx: click.Context, file: Path, task: str | None, split: str | None
 
     result = run(file, task=task, split=split, reference=reference, value_range=value_range,
                  out=None if no_save else out, model=model, provenance=provenance, device=device,
-                 batch_size=batch_size, progress=_progress(ctx))
+                 batch_size=batch_size, progress=progress_enabled(ctx))
     path = result.pop("_path", None)  # type: ignore[misc]
     if as_json:
         click.echo(json.dumps(result, indent=2))

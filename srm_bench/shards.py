@@ -127,6 +127,20 @@ def atomic_output(path: str | Path) -> Iterator[Path]:
         raise
 
 
+@contextmanager
+def user_output(path: str | Path) -> Iterator[Path]:
+    """:func:`atomic_output` for a path the user named: a missing folder or an OS error
+    becomes one SrmBenchError line."""
+    path = Path(path)
+    if not path.parent.exists():
+        raise SrmBenchError(f"{path.parent}: no such directory; create it or choose another -o")
+    try:
+        with atomic_output(path) as tmp:
+            yield tmp
+    except OSError as exc:
+        raise SrmBenchError(f"{path}: cannot write ({exc.strerror})") from None
+
+
 def write_json_atomic(path: Path, obj: Any) -> None:
     """Write indented JSON to ``path`` via a temp file and rename."""
     with atomic_output(path) as tmp:

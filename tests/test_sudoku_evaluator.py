@@ -121,8 +121,6 @@ def test_broken_samples_score_exact_l1(easy_small, tmp_path) -> None:
     path = write_samples(tmp_path / "s.h5", images, task="sudoku", split="easy",
                          dataset_sha256=ds.content_sha256, index=np.arange(60))
     res = srm_bench.evaluate(path, reference=easy_small, out=None)
-    import pandas as pd  # noqa: F401  (the per-sample frame is what the CSV holds)
-
     assert res["metrics"]["l1"]["value"] == pytest.approx((6 + 8) / 60)
     assert res["metrics"]["accuracy"]["value"] == pytest.approx(58 / 60)
     kept0 = not masks[0, 0, 0]
