@@ -285,20 +285,61 @@ def head_accuracy(readings: dict[str, np.ndarray], items: dict[str, np.ndarray],
     }
 
 
+def _checkpoint_config(shape: str, **kw: Any) -> dict[str, Any]:
+    return {"task": f"counting-{shape}", "width": WIDTH, "layers": list(LAYERS), **kw}
+
+
+def _save_checkpoint(path: Path, state: dict[str, Any]) -> None:
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    torch.save(state, tmp)
+    tmp.replace(path)
+
+
+def _load_checkpoint(path: Path, config: dict[str, Any]) -> dict[str, Any]:
+    """A checkpoint written by ``_save_checkpoint`` for the same ``config``, or a clear error."""
+    import torch
+
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        saved = state["config"]
+    except Exception as e:  # truncated, not a checkpoint, unreadable
+        raise SrmBenchError(f"{path}: not a readable training checkpoint ({type(e).__name__}); "
+                            "delete it to start afresh") from None
+    differ = [f"{k}={saved.get(k)!r} (now {v!r})" for k, v in config.items() if saved.get(k) != v]
+    if differ:
+        raise SrmBenchError(f"{path} belongs to another run: {', '.join(differ)}; "
+                            "use the same options, another --checkpoint, or delete it")
+    return state
+
+
 def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_seconds: float | None,
                      batch_size: int, lr: float, device: str, workers: int, seed: int,
-                     backgrounds: str | None = None, progress: bool = True) -> tuple[Any, dict[str, Any]]:
+                     backgrounds: str | None = None, progress: bool = True, checkpoint: Path | None = None,
+                     checkpoint_every: float = 120.0, n_canonical: int = 500) -> tuple[Any, dict[str, Any]]:
     """Train one classifier on fresh classifier-mode images; return it and a report.
 
     Training images use the train backgrounds (dataset seed ``seed``); the held-out images
     the test backgrounds (seed ``seed + 1``), embedded photos or the ``backgrounds``
     folder. ``max_seconds`` stops training early (the report then says how many of the
     ``steps`` ran).
+
+    With ``checkpoint``, the model, optimiser and batch-sampler state are written there
+    (atomically) every ``checkpoint_every`` seconds and when training stops early; a run
+    that finds a checkpoint of the same configuration continues from it, drawing the
+    same batches an uninterrupted run would (the images are remade from the seed).
     """
     import torch
     import torch.nn.functional as F
     from tqdm.auto import tqdm
 
+    config = _checkpoint_config(shape, steps=steps, batch_size=batch_size, lr=lr, seed=seed, n_train=n_train,
+                                backgrounds=backgrounds or "embedded")
+    state = None  # checked before the images are made, so a mismatch fails at once
+    if checkpoint is not None and Path(checkpoint).exists():
+        state = _load_checkpoint(Path(checkpoint), config)
     t0 = time.perf_counter()
     images, targets, _ = make_classifier_data(shape, "train", n_train, seed, workers, backgrounds)
     test_images, _, test_items = make_classifier_data(shape, "test", n_test, seed + 1, workers, backgrounds)
@@ -335,29 +376,53 @@ def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_s
         opt.step()
         return float(loss.detach()) if step % 100 == 0 or step == total - 1 else None
 
+    start, last, before_s = 0, None, 0.0
+    if state is not None:
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        gen.set_state(state["sampler"])
+        start, last, before_s = int(state["step"]), state["last_loss"], float(state["train_seconds"])
+        log.info("resuming from %s at step %d of %d", checkpoint, start, steps)
+
+    def save(step: int) -> None:
+        if checkpoint is not None:
+            _save_checkpoint(Path(checkpoint), {
+                "config": config, "step": step, "last_loss": last, "sampler": gen.get_state(),
+                "train_seconds": before_s + time.perf_counter() - t1,
+                "model": model.state_dict(), "optimizer": opt.state_dict()})
+
     model.train()
-    t1 = time.perf_counter()
-    bar = tqdm(range(steps), disable=not progress, desc=f"train counting-{shape}", unit="step")
-    last, done = None, steps
+    t1 = saved_at = time.perf_counter()
+    bar = tqdm(range(start, steps), initial=start, total=steps, disable=not progress,
+               desc=f"train counting-{shape}", unit="step")
+    done = steps
     for s in bar:
         loss = step_fn(s, steps)
         if loss is not None:
             last = loss
             bar.set_postfix(loss=f"{loss:.4f}")
             log.info("step %d loss %.4f (%.0f s)", s, loss, time.perf_counter() - t1)
-        if max_seconds is not None and time.perf_counter() - t1 > max_seconds:
+        now = time.perf_counter()
+        if max_seconds is not None and now - t1 > max_seconds and s + 1 < steps:
             done = s + 1
-            log.warning("stopped at step %d of %d: --max-seconds %.0f reached", done, steps, max_seconds)
+            save(done)
+            log.warning("stopped at step %d of %d: --max-seconds %.0f reached%s", done, steps, max_seconds,
+                        f"; run the same command again to continue from {checkpoint}" if checkpoint else "")
             break
+        if checkpoint is not None and now - saved_at > checkpoint_every and s + 1 < steps:
+            save(s + 1)
+            saved_at = time.perf_counter()
+    bar.close()
     if cuda:
         torch.cuda.synchronize()
-    train_s = time.perf_counter() - t1
+    train_s = before_s + time.perf_counter() - t1
     model.eval()
     readings = classify(shape, test_images, device=device, batch_size=512, model=model)
-    canonical = canonical_check(shape, model, device)
+    canonical = canonical_check(shape, model, device, n=n_canonical)
     report = {
         "task": f"counting-{shape}", "steps": steps, "steps_done": done, "batch_size": batch_size, "lr": lr,
         "seed": seed, "n_train": n_train, "n_test": n_test, "images_seen": done * batch_size, "last_loss": last,
+        "resumed_at_step": start,
         "train_seconds": round(train_s, 1), "generation_seconds": round(gen_s, 1),
         "device": torch.cuda.get_device_name() if cuda else device,
         "held_out": head_accuracy(readings, test_items, shape),
@@ -412,8 +477,14 @@ def make_train_command(shape: str) -> click.Command:
     @click.option("--device", default="cuda", show_default=True)
     @click.option("--workers", type=int, default=16, show_default=True, help="Processes that make the images.")
     @click.option("--seed", type=int, default=0, show_default=True)
+    @click.option("--checkpoint", type=click.Path(path_type=Path, dir_okay=False), default=None,
+                  help=f"Training state, saved every --checkpoint-every seconds and on an early stop; a rerun "
+                       f"with the same options continues from it; removed once all steps ran "
+                       f"[default: OUT/counting-{shape}.ckpt].")
+    @click.option("--checkpoint-every", type=float, default=120.0, show_default=True, metavar="SECONDS")
     def command(out: Path, backgrounds: str | None, n_train: int, n_test: int, steps: int, max_seconds: float | None,
-                batch_size: int, lr: float, device: str, workers: int, seed: int) -> None:
+                batch_size: int, lr: float, device: str, workers: int, seed: int, checkpoint: Path | None,
+                checkpoint_every: float) -> None:
         """Train the counting-SHAPE classifier from scratch on classifier-mode images.
 
         bf16 autocast and channels-last on CUDA. Prints the held-out accuracy of every
@@ -434,10 +505,17 @@ def make_train_command(shape: str) -> click.Command:
         from srm_bench.shards import write_json_atomic
 
         progress = progress_enabled()
+        checkpoint = checkpoint or Path(out) / f"counting-{shape}.ckpt"
         model, report = train_classifier(shape, n_train=n_train, n_test=n_test, steps=steps, max_seconds=max_seconds,
                                          batch_size=batch_size, lr=lr, device=device, workers=workers, seed=seed,
-                                         backgrounds=backgrounds, progress=progress)
+                                         backgrounds=backgrounds, progress=progress, checkpoint=checkpoint,
+                                         checkpoint_every=checkpoint_every)
         pin = save_weights(model, shape, Path(out), report)
+        if report["steps_done"] == steps:
+            checkpoint.unlink(missing_ok=True)
+        else:
+            click.echo(f"stopped after {report['steps_done']} of {steps} steps; the weights written are of that "
+                       f"point; run the same command again to continue from {checkpoint}", err=True)
         pins_path = Path(out) / PINS_FILE.name
         pins = json.loads(pins_path.read_text()) if pins_path.exists() else {}
         pins[f"counting-{shape}.safetensors"] = pin

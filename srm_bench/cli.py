@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
     except KeyboardInterrupt:
-        click.echo("interrupted; finished shards are kept, run the same command again to resume", err=True)
+        click.echo("interrupted; what was saved is kept (finished shards, checkpoints): run the same command again to resume", err=True)
         sys.exit(130)
     sys.exit(rv if isinstance(rv, int) else 0)
 

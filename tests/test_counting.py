@@ -350,3 +350,55 @@ def test_tampered_weights_are_refused(tmp_path: Path, monkeypatch: pytest.Monkey
     with pytest.raises(ChecksumError, match="differs from the pinned"):
         ev.load_model("stars")
     ev.load_model.cache_clear()
+
+
+# ---------------------------------------------------------------------------- training (tiny, CPU)
+
+_TINY = dict(n_train=8, n_test=4, steps=3, max_seconds=None, batch_size=2, lr=1e-3, device="cpu", workers=1,
+             seed=3, progress=False, n_canonical=2)
+
+
+def test_resumed_training_equals_an_uninterrupted_run(tmp_path: Path) -> None:
+    whole, report = ev.train_classifier("stars", **_TINY)
+    assert report["steps_done"] == 3 and report["resumed_at_step"] == 0
+    ckpt = tmp_path / "run.ckpt"
+    # max_seconds=0 stops after the first step and leaves a checkpoint; the rerun does steps 2 and 3.
+    _, first = ev.train_classifier("stars", **{**_TINY, "max_seconds": 0.0}, checkpoint=ckpt)
+    assert first["steps_done"] == 1 and ckpt.exists()
+    resumed, second = ev.train_classifier("stars", **_TINY, checkpoint=ckpt)
+    assert second["resumed_at_step"] == 1 and second["steps_done"] == 3
+    a, b = whole.state_dict(), resumed.state_dict()
+    assert a.keys() == b.keys()
+    for k in a:
+        assert (a[k] == b[k]).all(), k
+    assert second["held_out"] == report["held_out"]
+
+
+def test_a_checkpoint_of_another_run_is_refused(tmp_path: Path) -> None:
+    ckpt = tmp_path / "run.ckpt"
+    ev.train_classifier("stars", **{**_TINY, "max_seconds": 0.0}, checkpoint=ckpt)
+    with pytest.raises(SrmBenchError, match=r"belongs to another run: steps=3 \(now 5\)"):
+        ev.train_classifier("stars", **{**_TINY, "steps": 5}, checkpoint=ckpt)
+    ckpt.write_bytes(ckpt.read_bytes()[:1000])
+    with pytest.raises(SrmBenchError, match="not a readable training checkpoint"):
+        ev.train_classifier("stars", **_TINY, checkpoint=ckpt)
+
+
+def test_train_command_keeps_the_checkpoint_only_when_stopped_early(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["train-evaluator", "counting-polygons", "-o", str(tmp_path), "--n-train", "8", "--n-test", "4",
+            "--steps", "3", "--batch-size", "2", "--device", "cpu", "--workers", "1"]
+    ckpt = tmp_path / "counting-polygons.ckpt"
+    orig = ev.canonical_check
+    monkeypatch.setattr(ev, "canonical_check", lambda shape, model, device, n=500: orig(shape, model, device, n=2))
+    with pytest.raises(SystemExit) as stop:
+        main(args + ["--max-seconds", "0"])
+    assert stop.value.code == 0
+    assert ckpt.exists() and "stopped after 1 of 3 steps" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    assert stop.value.code == 0 and not ckpt.exists()
+    pins = json.loads((tmp_path / "counting-weights.json").read_text())
+    entry = pins["counting-polygons.safetensors"]
+    assert entry["steps_done"] == 3
+    assert ev.file_sha256(tmp_path / "counting-polygons.safetensors") == entry["sha256"]
