@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -362,7 +363,7 @@ def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_s
 
     def step_fn(step: int, total: int) -> float | None:
         warm = max(1, total // 30)
-        f = step / warm if step < warm else 0.5 * (1 + np.cos(np.pi * (step - warm) / max(1, total - warm)))
+        f = step / warm if step < warm else 0.5 * (1 + math.cos(math.pi * (step - warm) / max(1, total - warm)))
         for g in opt.param_groups:
             g["lr"] = lr * f
         idx = torch.randint(0, len(data), (batch_size,), device=device, generator=gen)
@@ -468,10 +469,12 @@ def make_train_command(shape: str) -> click.Command:
                   help="Folder for counting-<shape>.safetensors and its pin (counting-weights.json).")
     @click.option("--backgrounds", type=str, default=None, metavar="DIR",
                   help="Folder of background images, as for generate [default: the embedded photos].")
-    @click.option("--n-train", type=int, default=300_000, show_default=True, help="Training images (made at start).")
+    @click.option("--n-train", type=int, default=600_000, show_default=True,
+                  help="Training images, made at start and held in GPU memory (600,000 take 29 GB).")
     @click.option("--n-test", type=int, default=10_000, show_default=True, help="Held-out images (test backgrounds).")
-    @click.option("--steps", type=int, default=3600, show_default=True, help="Optimiser steps (cosine schedule).")
-    @click.option("--max-seconds", type=float, default=None, help="Stop training early after this many seconds.")
+    @click.option("--steps", type=int, default=12_000, show_default=True, help="Optimiser steps (cosine schedule).")
+    @click.option("--max-seconds", type=float, default=None,
+                  help="Stop training after this many seconds of this run (a checkpoint is kept; rerun to go on).")
     @click.option("--batch-size", type=int, default=512, show_default=True)
     @click.option("--lr", type=float, default=2e-3, show_default=True)
     @click.option("--device", default="cuda", show_default=True)
@@ -488,14 +491,16 @@ def make_train_command(shape: str) -> click.Command:
         """Train the counting-SHAPE classifier from scratch on classifier-mode images.
 
         bf16 autocast and channels-last on CUDA. Prints the held-out accuracy of every
-        head on a fresh split with the test backgrounds. The shipped weights came from
-        (on one H200, about 6 minutes each):
+        head on a fresh split with the test backgrounds. The shipped weights come from the
+        defaults (on one H200: about 90 s to make the images, 600 s of training):
 
         \b
-            srm-bench train-evaluator counting-stars -o evaluators/weights --steps 6500 --max-seconds 440
-            srm-bench train-evaluator counting-polygons -o evaluators/weights --steps 6500 --max-seconds 440
+            srm-bench train-evaluator counting-stars -o evaluators/weights
+            srm-bench train-evaluator counting-polygons -o evaluators/weights
 
-        (all steps ran; evaluators/weights/counting-weights.json records the figures).
+        each run in two parts of at most 10 minutes: first with --max-seconds 300 (stars) or
+        330 (polygons), then the same command again, which continued from the checkpoint.
+        evaluators/weights/counting-weights.json records the held-out figures.
         """
         for name, v in (("--n-train", n_train), ("--n-test", n_test), ("--steps", steps), ("--batch-size", batch_size),
                         ("--workers", workers)):
