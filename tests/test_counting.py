@@ -402,3 +402,26 @@ def test_train_command_keeps_the_checkpoint_only_when_stopped_early(tmp_path: Pa
     entry = pins["counting-polygons.safetensors"]
     assert entry["steps_done"] == 3
     assert ev.file_sha256(tmp_path / "counting-polygons.safetensors") == entry["sha256"]
+
+
+def test_checkpoints_hold_only_tensors_and_plain_python_values(tmp_path: Path) -> None:
+    # torch's weights_only loader refuses numpy scalars on some versions (2.11 did): keep them out.
+    import torch
+
+    ckpt = tmp_path / "run.ckpt"
+    # saved after every step but the last, so the state after a cosine-schedule step is in it
+    ev.train_classifier("stars", **_TINY, checkpoint=ckpt, checkpoint_every=0.0)
+    odd: list[str] = []
+
+    def walk(x: object, where: str) -> None:
+        if isinstance(x, dict):
+            for k, v in x.items():
+                walk(v, f"{where}.{k}")
+        elif isinstance(x, (list, tuple)):
+            for i, v in enumerate(x):
+                walk(v, f"{where}[{i}]")
+        elif not (x is None or type(x) in (int, float, str, bool) or isinstance(x, torch.Tensor)):
+            odd.append(f"{where}: {type(x).__name__}")
+
+    walk(torch.load(ckpt, weights_only=False), "checkpoint")
+    assert not odd
