@@ -1,20 +1,28 @@
 """Sanity figures of the shipped counting classifiers on the canonical test images; prints them.
 
 Usage:
-    python benchmarks/check_counting_evaluator.py [--n 500] [--device cpu]
+    python benchmarks/check_counting_evaluator.py [--n 500] [--robust-n 200] [--device cpu]
 
 For each task: mean ``accuracy`` / ``consistency`` on the canonical test images (the rule
 holds, so both should be 1.0), then on the same images with one shown digit changed so
 that {digits} != {#objects, #vertices} (accuracy should fall to 0, consistency stay 1).
+Then robustness: the first ``--robust-n`` test images with Gaussian pixel noise, Gaussian
+blur or JPEG compression, i.e. how far a sample may stray from a clean rendering before the
+classifiers stop reading it (correct content, so 1.0 is the right score).
 """
 from __future__ import annotations
 
 import argparse
+import io
+
+import numpy as np
+from PIL import Image, ImageFilter
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=500, help="images per task (the canonical split has 500)")
+    parser.add_argument("--robust-n", type=int, default=200, help="images per robustness figure (0: skip)")
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
     from srm_bench.evaluators import counting as ev
@@ -34,6 +42,30 @@ def main() -> None:
         got = ev.classify(shape, gen.render(config, {}, changed), device=args.device)
         print(f"counting-{shape:8s} same images, one digit changed  accuracy {got['accuracy'].mean():.3f}  "
               f"consistency {got['consistency'].mean():.3f}")
+        if args.robust_n:
+            clean = gen.render(config, {}, {k: v[:args.robust_n] for k, v in items.items()})
+            for name, images in degraded(clean):
+                got = ev.classify(shape, images, device=args.device)
+                print(f"counting-{shape:8s} {name:32s} accuracy {got['accuracy'].mean():.3f}  "
+                      f"consistency {got['consistency'].mean():.3f}")
+
+
+def degraded(images: np.ndarray):
+    """(name, images) for each degradation of uint8 NHWC ``images``, fixed seed."""
+    rng = np.random.default_rng(0)
+    for sd in (3, 6, 10, 15):
+        noisy = images.astype(np.float32) + rng.normal(0.0, sd, images.shape)
+        yield f"Gaussian noise, sd {sd}/255", noisy.clip(0, 255).round().astype(np.uint8)
+    for radius in (0.5, 1.0):
+        yield f"Gaussian blur, radius {radius} px", np.stack(
+            [np.asarray(Image.fromarray(x).filter(ImageFilter.GaussianBlur(radius))) for x in images])
+    for quality in (90, 75):
+        out = []
+        for x in images:
+            buf = io.BytesIO()
+            Image.fromarray(x).save(buf, format="JPEG", quality=quality)
+            out.append(np.asarray(Image.open(buf).convert("RGB")))
+        yield f"JPEG, quality {quality}", np.stack(out)
 
 
 if __name__ == "__main__":
