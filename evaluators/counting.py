@@ -97,13 +97,62 @@ def build_model(n_vertex_classes: int, width: int = WIDTH, layers: tuple[int, ..
     return CountingNet()
 
 
-def to_input(images, device: str):
-    """uint8 NHWC images (numpy or tensor) -> normalised float32 NCHW (channels-last) on ``device``."""
+def to_unit(images, device: str):
+    """uint8 NHWC images (numpy or tensor) -> float32 NCHW in [0, 1] (channels-last) on ``device``."""
     import torch
 
     x = torch.as_tensor(images).to(device, non_blocking=True)
     # permute gives an NCHW view whose strides are already channels-last
-    return ((x.permute(0, 3, 1, 2).float() / 255.0) - MEAN) / STD
+    return x.permute(0, 3, 1, 2).float() / 255.0
+
+
+def to_input(images, device: str):
+    """uint8 NHWC images (numpy or tensor) -> normalised float32 NCHW (channels-last) on ``device``."""
+    return (to_unit(images, device) - MEAN) / STD
+
+
+# Training-time degradations (``--augment``), mild enough that a person still reads every
+# count: JPEG re-encoding of some training images (made once, on the CPU), and per batch a
+# Gaussian blur and Gaussian pixel noise on random subsets (on the device).
+AUGMENT = {"jpeg_p": 0.25, "jpeg_quality": (70, 95), "blur_p": 0.3, "blur_sigma": (0.3, 0.9),
+           "noise_p": 0.4, "noise_sd": (0.0, 10.0 / 255)}
+
+
+def jpeg_some(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Re-encode a random ``AUGMENT['jpeg_p']`` share of uint8 NHWC ``images`` as JPEG (in place)."""
+    import io
+
+    from PIL import Image
+
+    lo, hi = AUGMENT["jpeg_quality"]
+    pick = rng.random(len(images)) < AUGMENT["jpeg_p"]
+    quality = rng.integers(lo, hi + 1, len(images))
+    for i in np.flatnonzero(pick):
+        buf = io.BytesIO()
+        Image.fromarray(images[i]).save(buf, format="JPEG", quality=int(quality[i]))
+        images[i] = np.asarray(Image.open(buf).convert("RGB"))
+    return images
+
+
+def degrade_batch(x, gen):
+    """Blur and noise random subsets of a float NCHW batch in [0, 1], drawing from ``gen``."""
+    import torch
+    import torch.nn.functional as F
+
+    b, c, h, w = x.shape
+    u = torch.rand(b, 4, device=x.device, generator=gen)
+    slo, shi = AUGMENT["blur_sigma"]
+    sigma = torch.where(u[:, 0] < AUGMENT["blur_p"], slo + (shi - slo) * u[:, 1], 0.0)
+    taps = torch.arange(-2, 3, device=x.device, dtype=x.dtype)
+    kernel = torch.exp(-taps ** 2 / (2 * sigma.clamp_min(1e-3)[:, None] ** 2))  # sigma 0 -> a delta
+    kernel = (kernel / kernel.sum(1, keepdim=True)).repeat_interleave(c, 0)  # (b * c, 5)
+    y = x.reshape(1, b * c, h, w)
+    y = F.conv2d(F.pad(y, (2, 2, 0, 0), mode="reflect"), kernel[:, None, None, :], groups=b * c)
+    y = F.conv2d(F.pad(y, (0, 0, 2, 2), mode="reflect"), kernel[:, None, :, None], groups=b * c)
+    nlo, nhi = AUGMENT["noise_sd"]
+    sd = torch.where(u[:, 2] < AUGMENT["noise_p"], nlo + (nhi - nlo) * u[:, 3], 0.0)
+    noise = torch.randn(y.shape, device=x.device, generator=gen, dtype=x.dtype).reshape(b, c, h, w)
+    return (y.reshape(b, c, h, w) + sd[:, None, None, None] * noise).clamp(0.0, 1.0)
 
 
 def decode(outputs: dict[str, Any], vmin: int) -> dict[str, np.ndarray]:
@@ -234,28 +283,36 @@ def labels_of(items: dict[str, np.ndarray], shape: str) -> dict[str, np.ndarray]
             "objects": items["n_objects"].astype(np.int64) - 1, "vertices": present}
 
 
-def _make_block(args: tuple[str, str, int, str | None, int, int]) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
-    shape, split, seed, backgrounds, start, stop = args
+def _make_block(args: tuple[str, str, int, str | None, int, int, bool]
+                ) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
+    shape, split, seed, backgrounds, start, stop, jpeg = args
     from srm_bench.generators.counting import POLYGONS, STARS
 
     gen = POLYGONS if shape == "polygons" else STARS
     config = gen.make_config(split, seed, mode="classifier", backgrounds=backgrounds)
     items = gen.generate_items(config, {}, start, stop)
-    return gen.render(config, {}, items), labels_of(items, shape), items
+    images = gen.render(config, {}, items)
+    if jpeg:  # per-block stream: the same images whatever the number of workers
+        jpeg_some(images, np.random.default_rng([seed, 0x1EC, start]))
+    return images, labels_of(items, shape), items
 
 
 def make_classifier_data(shape: str, split: str, n: int, seed: int, workers: int, backgrounds: str | None = None,
-                         block: int = 1000) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """``n`` classifier-mode images of ``split`` with their targets and items, made by ``workers`` processes."""
+                         block: int = 1000, jpeg: bool = False
+                         ) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """``n`` classifier-mode images of ``split`` with their targets and items, made by ``workers`` processes.
+
+    ``jpeg``: re-encode a random share of the images as JPEG (training augmentation).
+    """
     from concurrent.futures import ProcessPoolExecutor
 
-    jobs = [(shape, split, seed, backgrounds, s, min(n, s + block)) for s in range(0, n, block)]
+    jobs = [(shape, split, seed, backgrounds, s, min(n, s + block), jpeg) for s in range(0, n, block)]
     images = np.empty((n, 128, 128, 3), dtype=np.uint8)
     targets: dict[str, list[np.ndarray]] = {}
     items: dict[str, list[np.ndarray]] = {}
 
     def collect(results) -> None:
-        for (*_, start, stop), (img, tgt, it) in zip(jobs, results):
+        for (*_, start, stop, _jpeg), (img, tgt, it) in zip(jobs, results):
             images[start:stop] = img
             for k, v in tgt.items():
                 targets.setdefault(k, []).append(v)
@@ -319,7 +376,8 @@ def _load_checkpoint(path: Path, config: dict[str, Any]) -> dict[str, Any]:
 def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_seconds: float | None,
                      batch_size: int, lr: float, device: str, workers: int, seed: int,
                      backgrounds: str | None = None, progress: bool = True, checkpoint: Path | None = None,
-                     checkpoint_every: float = 120.0, n_canonical: int = 500) -> tuple[Any, dict[str, Any]]:
+                     checkpoint_every: float = 120.0, n_canonical: int = 500, augment: bool = False,
+                     init: Path | None = None) -> tuple[Any, dict[str, Any]]:
     """Train one classifier on fresh classifier-mode images; return it and a report.
 
     Training images use the train backgrounds (dataset seed ``seed``); the held-out images
@@ -331,18 +389,23 @@ def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_s
     (atomically) every ``checkpoint_every`` seconds and when training stops early; a run
     that finds a checkpoint of the same configuration continues from it, drawing the
     same batches an uninterrupted run would (the images are remade from the seed).
+
+    ``augment`` degrades training images (``AUGMENT``: JPEG, blur, noise); held-out images
+    stay clean. ``init`` starts from a weights file of this task (fine-tuning) instead of
+    a random initialisation.
     """
     import torch
     import torch.nn.functional as F
     from tqdm.auto import tqdm
 
+    init_sha = file_sha256(Path(init)) if init is not None else None
     config = _checkpoint_config(shape, steps=steps, batch_size=batch_size, lr=lr, seed=seed, n_train=n_train,
-                                backgrounds=backgrounds or "embedded")
+                                backgrounds=backgrounds or "embedded", augment=augment, init=init_sha)
     state = None  # checked before the images are made, so a mismatch fails at once
     if checkpoint is not None and Path(checkpoint).exists():
         state = _load_checkpoint(Path(checkpoint), config)
     t0 = time.perf_counter()
-    images, targets, _ = make_classifier_data(shape, "train", n_train, seed, workers, backgrounds)
+    images, targets, _ = make_classifier_data(shape, "train", n_train, seed, workers, backgrounds, jpeg=augment)
     test_images, _, test_items = make_classifier_data(shape, "test", n_test, seed + 1, workers, backgrounds)
     gen_s = time.perf_counter() - t0
     log.info("made %d + %d images in %.1f s", n_train, n_test, gen_s)
@@ -354,7 +417,16 @@ def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_s
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
     vmin, vmax = VERTEX_RANGES[shape]
-    model = build_model(vmax - vmin + 1).to(device, memory_format=torch.channels_last)
+    model = build_model(vmax - vmin + 1)
+    if init is not None:
+        from safetensors.torch import load_file
+
+        try:
+            model.load_state_dict({k: v.float() for k, v in load_file(str(init)).items()})
+        except Exception as e:
+            raise SrmBenchError(f"{init}: not weights of the counting-{shape} classifier "
+                                f"({type(e).__name__}); pass a file written by this command") from None
+    model = model.to(device, memory_format=torch.channels_last)
     data = torch.from_numpy(images).to(device)
     tgt = {k: torch.from_numpy(v).to(device) for k, v in targets.items()}
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.05, betas=(0.9, 0.999))
@@ -368,7 +440,11 @@ def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_s
             g["lr"] = lr * f
         idx = torch.randint(0, len(data), (batch_size,), device=device, generator=gen)
         with autocast:
-            out = model(to_input(data[idx], device))
+            x = to_unit(data[idx], device)
+            if augment:
+                with torch.autocast(device_type=x.device.type, enabled=False):
+                    x = degrade_batch(x, gen)
+            out = model((x - MEAN) / STD)
             loss = (F.cross_entropy(out["pair"].float(), tgt["pair"][idx])
                     + F.cross_entropy(out["objects"].float(), tgt["objects"][idx])
                     + F.binary_cross_entropy_with_logits(out["vertices"].float(), tgt["vertices"][idx]))
@@ -423,7 +499,7 @@ def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_s
     report = {
         "task": f"counting-{shape}", "steps": steps, "steps_done": done, "batch_size": batch_size, "lr": lr,
         "seed": seed, "n_train": n_train, "n_test": n_test, "images_seen": done * batch_size, "last_loss": last,
-        "resumed_at_step": start,
+        "resumed_at_step": start, "augment": AUGMENT if augment else None, "init_sha256": init_sha,
         "train_seconds": round(train_s, 1), "generation_seconds": round(gen_s, 1),
         "device": torch.cuda.get_device_name() if cuda else device,
         "held_out": head_accuracy(readings, test_items, shape),
@@ -485,9 +561,14 @@ def make_train_command(shape: str) -> click.Command:
                        f"with the same options continues from it; removed once all steps ran "
                        f"[default: OUT/counting-{shape}.ckpt].")
     @click.option("--checkpoint-every", type=float, default=120.0, show_default=True, metavar="SECONDS")
+    @click.option("--augment/--no-augment", default=False, show_default=True,
+                  help="Degrade training images (JPEG re-encoding, blur, pixel noise) so that samples "
+                       "which stray a little from a clean rendering are still read.")
+    @click.option("--init", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
+                  help="Start from these weights (fine-tuning) instead of a random initialisation.")
     def command(out: Path, backgrounds: str | None, n_train: int, n_test: int, steps: int, max_seconds: float | None,
                 batch_size: int, lr: float, device: str, workers: int, seed: int, checkpoint: Path | None,
-                checkpoint_every: float) -> None:
+                checkpoint_every: float, augment: bool, init: Path | None) -> None:
         """Train the counting-SHAPE classifier from scratch on classifier-mode images.
 
         bf16 autocast and channels-last on CUDA. Prints the held-out accuracy of every
@@ -514,7 +595,7 @@ def make_train_command(shape: str) -> click.Command:
         model, report = train_classifier(shape, n_train=n_train, n_test=n_test, steps=steps, max_seconds=max_seconds,
                                          batch_size=batch_size, lr=lr, device=device, workers=workers, seed=seed,
                                          backgrounds=backgrounds, progress=progress, checkpoint=checkpoint,
-                                         checkpoint_every=checkpoint_every)
+                                         checkpoint_every=checkpoint_every, augment=augment, init=init)
         pin = save_weights(model, shape, Path(out), report)
         if report["steps_done"] == steps:
             checkpoint.unlink(missing_ok=True)

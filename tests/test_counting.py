@@ -425,3 +425,52 @@ def test_checkpoints_hold_only_tensors_and_plain_python_values(tmp_path: Path) -
 
     walk(torch.load(ckpt, weights_only=False), "checkpoint")
     assert not odd
+
+
+def test_training_degradations_are_seeded_mild_and_optional() -> None:
+    import torch
+
+    gen, config, items = _items("stars", 16)
+    clean = ev.to_unit(gen.render(config, {}, items), "cpu")
+    a = ev.degrade_batch(clean, torch.Generator().manual_seed(5))
+    b = ev.degrade_batch(clean, torch.Generator().manual_seed(5))
+    assert torch.equal(a, b) and a.shape == clean.shape and 0.0 <= float(a.min()) and float(a.max()) <= 1.0
+    changed = (a - clean).abs().flatten(1).amax(1) > 0
+    assert 0 < int(changed.sum()) < 16  # some images degraded, some left clean
+    assert float((a - clean).abs().mean()) < 0.02  # mild: the mean pixel moves by under 2%
+    # with both probabilities at zero the batch comes back unchanged
+    off = {**ev.AUGMENT, "blur_p": 0.0, "noise_p": 0.0}
+    saved = dict(ev.AUGMENT)
+    try:
+        ev.AUGMENT.update(off)
+        assert torch.equal(ev.degrade_batch(clean, torch.Generator().manual_seed(5)), clean)
+    finally:
+        ev.AUGMENT.update(saved)
+
+
+def test_jpeg_training_images_do_not_depend_on_workers() -> None:
+    one, _, _ = ev.make_classifier_data("polygons", "train", 24, 0, 1, block=8, jpeg=True)
+    two, _, _ = ev.make_classifier_data("polygons", "train", 24, 0, 2, block=8, jpeg=True)
+    plain, _, _ = ev.make_classifier_data("polygons", "train", 24, 0, 1, block=8)
+    assert np.array_equal(one, two)
+    assert 0 < int((one != plain).reshape(24, -1).any(1).sum()) < 24
+
+
+def test_init_starts_from_the_given_weights(tmp_path: Path) -> None:
+    from safetensors.torch import load_file
+
+    model, report = ev.train_classifier("stars", **_TINY)
+    ev.save_weights(model, "stars", tmp_path, report)
+    start = tmp_path / "counting-stars.safetensors"
+    # lr 0: no parameter moves, so the model is exactly the file it started from
+    tuned, rep = ev.train_classifier("stars", **{**_TINY, "lr": 0.0, "steps": 1}, init=start, augment=True)
+    want = load_file(str(start))
+    got = tuned.state_dict()
+    assert rep["init_sha256"] == ev.file_sha256(start) and rep["augment"] == ev.AUGMENT
+    assert all((got[k].float() == want[k].float()).all() for k in want if k.endswith("weight"))
+    bad = tmp_path / "other.safetensors"
+    from safetensors.torch import save_file
+    import torch
+    save_file({"x": torch.zeros(2)}, str(bad))
+    with pytest.raises(SrmBenchError, match="not weights of the counting-stars classifier"):
+        ev.train_classifier("stars", **_TINY, init=bad)
