@@ -550,7 +550,8 @@ def make_train_command(shape: str) -> click.Command:
     @click.option("--n-test", type=int, default=10_000, show_default=True, help="Held-out images (test backgrounds).")
     @click.option("--steps", type=int, default=12_000, show_default=True, help="Optimiser steps (cosine schedule).")
     @click.option("--max-seconds", type=float, default=None,
-                  help="Stop training after this many seconds of this run (a checkpoint is kept; rerun to go on).")
+                  help="Stop training after this many seconds of this run: the checkpoint is kept, no weights "
+                       "are written; rerun to go on.")
     @click.option("--batch-size", type=int, default=512, show_default=True)
     @click.option("--lr", type=float, default=2e-3, show_default=True)
     @click.option("--device", default="cuda", show_default=True)
@@ -596,12 +597,13 @@ def make_train_command(shape: str) -> click.Command:
                                          batch_size=batch_size, lr=lr, device=device, workers=workers, seed=seed,
                                          backgrounds=backgrounds, progress=progress, checkpoint=checkpoint,
                                          checkpoint_every=checkpoint_every, augment=augment, init=init)
+        if report["steps_done"] < steps:  # a part of the run: keep whatever weights OUT holds
+            click.echo(json.dumps(report, indent=2))
+            click.echo(f"stopped after {report['steps_done']} of {steps} steps; no weights written; run the same "
+                       f"command again to continue from {checkpoint}", err=True)
+            return
         pin = save_weights(model, shape, Path(out), report)
-        if report["steps_done"] == steps:
-            checkpoint.unlink(missing_ok=True)
-        else:
-            click.echo(f"stopped after {report['steps_done']} of {steps} steps; the weights written are of that "
-                       f"point; run the same command again to continue from {checkpoint}", err=True)
+        checkpoint.unlink(missing_ok=True)
         pins_path = Path(out) / PINS_FILE.name
         pins = json.loads(pins_path.read_text()) if pins_path.exists() else {}
         pins[f"counting-{shape}.safetensors"] = pin

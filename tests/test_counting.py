@@ -394,7 +394,8 @@ def test_train_command_keeps_the_checkpoint_only_when_stopped_early(tmp_path: Pa
     with pytest.raises(SystemExit) as stop:
         main(args + ["--max-seconds", "0"])
     assert stop.value.code == 0
-    assert ckpt.exists() and "stopped after 1 of 3 steps" in capsys.readouterr().err
+    assert ckpt.exists() and "stopped after 1 of 3 steps; no weights written" in capsys.readouterr().err
+    assert not (tmp_path / "counting-polygons.safetensors").exists()
     with pytest.raises(SystemExit) as stop:
         main(args)
     assert stop.value.code == 0 and not ckpt.exists()
