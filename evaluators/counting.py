@@ -401,21 +401,9 @@ def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_s
     init_sha = file_sha256(Path(init)) if init is not None else None
     config = _checkpoint_config(shape, steps=steps, batch_size=batch_size, lr=lr, seed=seed, n_train=n_train,
                                 backgrounds=backgrounds or "embedded", augment=augment, init=init_sha)
-    state = None  # checked before the images are made, so a mismatch fails at once
-    if checkpoint is not None and Path(checkpoint).exists():
-        state = _load_checkpoint(Path(checkpoint), config)
-    t0 = time.perf_counter()
-    images, targets, _ = make_classifier_data(shape, "train", n_train, seed, workers, backgrounds, jpeg=augment)
-    test_images, _, test_items = make_classifier_data(shape, "test", n_test, seed + 1, workers, backgrounds)
-    gen_s = time.perf_counter() - t0
-    log.info("made %d + %d images in %.1f s", n_train, n_test, gen_s)
-
+    # Checkpoint and --init are checked before the images are made, so a bad file fails at once.
+    state = _load_checkpoint(Path(checkpoint), config) if checkpoint is not None and Path(checkpoint).exists() else None
     torch.manual_seed(seed)
-    cuda = device.startswith("cuda")
-    if cuda:
-        torch.backends.cudnn.benchmark = True
-        torch.backends.cuda.matmul.allow_tf32 = True
-        torch.backends.cudnn.allow_tf32 = True
     vmin, vmax = VERTEX_RANGES[shape]
     model = build_model(vmax - vmin + 1)
     if init is not None:
@@ -426,6 +414,18 @@ def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_s
         except Exception as e:
             raise SrmBenchError(f"{init}: not weights of the counting-{shape} classifier "
                                 f"({type(e).__name__}); pass a file written by this command") from None
+
+    t0 = time.perf_counter()
+    images, targets, _ = make_classifier_data(shape, "train", n_train, seed, workers, backgrounds, jpeg=augment)
+    test_images, _, test_items = make_classifier_data(shape, "test", n_test, seed + 1, workers, backgrounds)
+    gen_s = time.perf_counter() - t0
+    log.info("made %d + %d images in %.1f s", n_train, n_test, gen_s)
+
+    cuda = device.startswith("cuda")
+    if cuda:
+        torch.backends.cudnn.benchmark = True
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
     model = model.to(device, memory_format=torch.channels_last)
     data = torch.from_numpy(images).to(device)
     tgt = {k: torch.from_numpy(v).to(device) for k, v in targets.items()}
