@@ -4,7 +4,10 @@ A task plugs in by subclassing :class:`TaskEvaluator` (pure scoring, no I/O).
 """
 from __future__ import annotations
 
+import errno
+import json
 import logging
+import os
 import re
 from abc import ABC, abstractmethod
 import time
@@ -17,7 +20,7 @@ import numpy as np
 from .dataset import Dataset, load_dataset
 from .errors import SrmBenchError
 from .registry import TaskSpec, get_task
-from .results import Metric, Result, mean_metric, rate_metric, stamp, write_result
+from .results import Metric, Result, mean_metric, rate_metric, stamp, validate_result
 from .samples import Samples, read_samples
 
 log = logging.getLogger(__name__)
@@ -168,6 +171,7 @@ def evaluate(
             index = np.arange(n)
         if index.min() < 0 or index.max() >= ref.count:
             raise SrmBenchError(f"{path}: 'index' values must lie in [0, {ref.count - 1}] (found {index.min()}..{index.max()})")
+        _refuse_repeated_puzzles(index, path)
     evaluator = get_evaluator(spec.name)
     per_sample = evaluator.score(samples.images, reference=ref, index=index, device=device,
                                  batch_size=batch_size, progress=progress)
@@ -188,7 +192,7 @@ def evaluate(
         },
         "evaluator": {"name": evaluator.name, "version": evaluator.version, "weights_sha256": evaluator.weights_sha256()},
         "model": model_ref,  # type: ignore[typeddict-item]
-        "samples": {"path": str(path), "sha256": _samples_sha(samples.images), "count": int(n)},
+        "samples": {"path": str(path), "sha256": samples_sha256(samples.images, index), "count": int(n)},
         "metrics": metrics,
         "seed": ref.seed if ref else None,
         "config": {"value_range": value_range, "device": device},
@@ -201,10 +205,34 @@ def evaluate(
     return result
 
 
-def _samples_sha(images: np.ndarray) -> str:
+def _refuse_repeated_puzzles(index: np.ndarray, path: Path) -> None:
+    """One puzzle scored many times would count its one solution as many successes."""
+    values, counts = np.unique(index, return_counts=True)
+    if (counts > 1).any():
+        rep = values[counts > 1]
+        shown = ", ".join(str(int(v)) for v in rep[:5]) + (" ..." if rep.size > 5 else "")
+        raise SrmBenchError(
+            f"{path}: 'index' names {rep.size} puzzle(s) more than once ({shown}); "
+            "give each puzzle at most one sample (score repeated draws as separate files)"
+        )
+
+
+def samples_sha256(images: np.ndarray, index: np.ndarray | None = None) -> str:
+    """Hash of what was scored: the pixels and, where they are not 0..n-1, the puzzle indices.
+
+    Samples without an index are samples of puzzles 0..n-1, so ``index = arange(n)`` hashes as
+    no index (results written before the index was hashed keep their hash); any other index is
+    part of the hash, so a shifted submission is never a duplicate of a correct one.
+    """
+    import hashlib
+
     from .shards import array_sha256
 
-    return array_sha256(images)
+    pixels = array_sha256(images)
+    if index is None or np.array_equal(index, np.arange(images.shape[0])):
+        return pixels
+    tail = array_sha256(np.asarray(index, dtype="<i8"))
+    return hashlib.sha256(f"srm-bench-samples-v2|{pixels}|{tail}".encode()).hexdigest()
 
 
 def _slug(text: str) -> str:
@@ -212,39 +240,84 @@ def _slug(text: str) -> str:
 
 
 def _write(result: Result, per_sample: dict[str, np.ndarray], index: np.ndarray | None, out: Path) -> Result:
+    """Write the result JSON and its per-sample CSV as one unit, under names that cannot collide.
+
+    The name ends in a hash of the content (JSON and CSV), and both files are created
+    exclusively (``os.link`` of a finished temporary file): two runs into one ``--out`` never
+    replace each other's files, and an error at any point leaves neither file behind.
+    """
+    import hashlib
+    import io
+
     import pandas as pd
 
+    validate_result(result, "result")  # a bad model attr (e.g. provenance) fails before any file is made
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SrmBenchError(f"{out}: cannot create the results directory ({exc.strerror}); pass another --out") from None
-    stamp_ = result["created"].replace(":", "").replace("-", "").replace("+0000", "Z")
-    base = f"{result['task']}-{result['split']}-{_slug(result['model']['name'])}-{stamp_}"
-    k = 0
-    while (out / f"{base}.json").exists():
-        k += 1
-        base = f"{base.rsplit('~', 1)[0]}~{k}"
-    csv = out / f"{base}.per_sample.csv"
     frame = pd.DataFrame({"sample": np.arange(len(next(iter(per_sample.values()))))})
     if index is not None:
         frame["puzzle"] = index
     for k2, v in per_sample.items():
         frame[k2] = v
-    from .shards import atomic_output
-
-    try:
-        with atomic_output(csv) as tmp:
-            frame.to_csv(tmp, index=False, float_format="%.6g")
-    except OSError as exc:
-        raise SrmBenchError(f"{out}: cannot write results ({exc.strerror}); pass another --out") from None
+    buf = io.StringIO()
+    frame.to_csv(buf, index=False, float_format="%.6g")
+    csv_bytes = buf.getvalue().encode()
+    csv_sha = hashlib.sha256(csv_bytes).hexdigest()
+    body = json.dumps({**result, "per_sample_file": None, "per_sample_sha256": csv_sha}, sort_keys=True)
+    digest = hashlib.sha256(body.encode()).hexdigest()[:12]
+    stamp_ = result["created"].replace(":", "").replace("-", "").replace("+0000", "Z")
+    base = f"{result['task']}-{result['split']}-{_slug(result['model']['name'])}-{stamp_}-{digest}"
+    csv, js = out / f"{base}.per_sample.csv", out / f"{base}.json"
     result["per_sample_file"] = csv.name
+    result["per_sample_sha256"] = csv_sha  # type: ignore[typeddict-unknown-key]
+    json_bytes = (json.dumps(result, indent=2) + "\n").encode()
+    made: list[Path] = []
     try:
-        write_result(result, out / f"{base}.json")
+        for path, data in ((csv, csv_bytes), (js, json_bytes)):  # the CSV first: a visible JSON has its CSV
+            if not _create_exclusive(path, data):
+                raise SrmBenchError(f"{path}: exists (the same result, to the second, is already there); results are never overwritten")
+            made.append(path)
     except OSError as exc:
-        csv.unlink(missing_ok=True)
+        for path in made:
+            path.unlink(missing_ok=True)
         raise SrmBenchError(f"{out}: cannot write results ({exc.strerror}); pass another --out") from None
-    result["_path"] = str(out / f"{base}.json")  # type: ignore[typeddict-unknown-key]
+    except BaseException:
+        for path in made:
+            path.unlink(missing_ok=True)
+        raise
+    result["_path"] = str(js)  # type: ignore[typeddict-unknown-key]
     return result
+
+
+def _create_exclusive(path: Path, data: bytes) -> bool:
+    """Create ``path`` holding ``data`` all at once; False (nothing changed) where it exists."""
+    from .shards import atomic_path
+
+    tmp = atomic_path(path)
+    try:
+        tmp.write_bytes(data)
+        try:
+            os.link(tmp, path)  # atomic and exclusive: fails where the name is taken
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV, errno.EMLINK, errno.ENOSYS):
+                raise
+            try:  # a file system without hard links: exclusive create, then the bytes
+                f = open(path, "xb")
+            except FileExistsError:
+                return False
+            try:
+                with f:
+                    f.write(data)
+            except BaseException:
+                path.unlink(missing_ok=True)
+                raise
+        return True
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def format_table(result: Result) -> str:

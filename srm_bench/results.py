@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import subprocess
 from pathlib import Path
 from typing import Any, Literal, Mapping, TypedDict
@@ -16,7 +17,6 @@ import numpy as np
 
 from . import __version__
 from .errors import SrmBenchError
-from .shards import write_json_atomic
 from .stats import mean_interval, wilson_interval
 
 SCHEMA = "srm-bench/result"
@@ -67,6 +67,7 @@ class Result(TypedDict, total=False):
     seed: int | None
     config: dict[str, Any]
     per_sample_file: str | None
+    per_sample_sha256: str  # SHA-256 of the per-sample CSV's bytes (results written since 0.1.0's hardening)
     srm_bench_version: str
     git_revision: str | None
     created: str
@@ -122,8 +123,8 @@ def validate_result(obj: Any, where: str = "result") -> Result:
         if key not in obj:
             raise SrmBenchError(f"{where}: missing {key!r}")
     model = obj["model"]
-    if not isinstance(model, Mapping) or "name" not in model:
-        raise SrmBenchError(f"{where}: 'model' must be an object with a 'name'")
+    if not isinstance(model, Mapping) or not isinstance(model.get("name"), str) or not model["name"].strip():
+        raise SrmBenchError(f"{where}: 'model' must be an object with a non-empty string 'name'")
     if model.get("provenance") not in PROVENANCES:
         raise SrmBenchError(f"{where}: model.provenance must be one of {', '.join(PROVENANCES)} (got {model.get('provenance')!r})")
     metrics = obj["metrics"]
@@ -140,6 +141,45 @@ def validate_result(obj: Any, where: str = "result") -> Result:
     return obj  # type: ignore[return-value]
 
 
+def check_metrics(obj: Result, where: str = "result",
+                  declared: Mapping[str, tuple[str, bool]] | None = None) -> None:
+    """Check that every metric is a number that can be true; raise SrmBenchError naming the first that is not.
+
+    Values and interval ends must be finite; a rate and its interval lie in [0, 1]; an
+    interval is ``[lo, hi]`` with ``lo <= value <= hi``; ``n`` is a whole number >= 0. Where
+    the task's evaluator declares a metric (``declared``: name -> (kind, higher_is_better)),
+    the result must declare the same kind and direction, so an accuracy cannot pass as a
+    "mean" to escape the [0, 1] check, nor a lower-is-better error be ranked upside down.
+    """
+    tol = 1e-9
+    for name, m in obj["metrics"].items():
+        value = float(m["value"])
+        kind = m.get("kind")
+        if kind not in ("rate", "mean"):
+            raise SrmBenchError(f"{where}: metric {name!r} has kind {kind!r}; want 'rate' or 'mean'")
+        if declared and name in declared and (kind, m["higher_is_better"]) != tuple(declared[name]):
+            want_kind, want_hib = declared[name]
+            raise SrmBenchError(f"{where}: metric {name!r} is declared {kind}/{'higher' if m['higher_is_better'] else 'lower'} "
+                                f"is better, but the evaluator scores it as {want_kind}/{'higher' if want_hib else 'lower'} is better")
+        if not math.isfinite(value):
+            raise SrmBenchError(f"{where}: metric {name!r} is {value}; metrics must be finite numbers")
+        if kind == "rate" and not 0.0 <= value <= 1.0:
+            raise SrmBenchError(f"{where}: metric {name!r} is a rate of {value:g}; rates lie in [0, 1]")
+        n = m.get("n")
+        if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 0):
+            raise SrmBenchError(f"{where}: metric {name!r} has n = {n!r}; want a whole number >= 0 or null")
+        ci = m.get("ci95")
+        if ci is None:
+            continue
+        lo, hi = float(ci[0]), float(ci[1])
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise SrmBenchError(f"{where}: metric {name!r} has a non-finite interval [{lo}, {hi}]")
+        if not lo - tol <= value <= hi + tol:
+            raise SrmBenchError(f"{where}: metric {name!r} = {value:g} lies outside its interval [{lo:g}, {hi:g}]")
+        if kind == "rate" and not (-tol <= lo and hi <= 1 + tol):
+            raise SrmBenchError(f"{where}: metric {name!r} has an interval [{lo:g}, {hi:g}] outside [0, 1]")
+
+
 def load_result(path: str | Path) -> Result:
     path = Path(path)
     try:
@@ -148,14 +188,6 @@ def load_result(path: str | Path) -> Result:
         raise SrmBenchError(f"{path}: cannot read ({exc.strerror})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise SrmBenchError(f"{path}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise SrmBenchError(f"{path}: JSON nested too deeply to be a result") from None
     return validate_result(obj, str(path))
-
-
-def write_result(result: Result, path: str | Path) -> Path:
-    """Validate and write a result JSON atomically (refuses to overwrite an existing file)."""
-    path = Path(path)
-    validate_result(result, str(path))
-    if path.exists():
-        raise SrmBenchError(f"{path}: exists; results are never overwritten, choose another --out")
-    write_json_atomic(path, result)
-    return path
