@@ -41,6 +41,7 @@ def _write_text(text: str, out: Path | None) -> None:
         "  srm-bench leaderboard -r results/ --format latex      # your results too, as LaTeX\n"
         "  srm-bench leaderboard --format csv > all.csv          # one row per result, every metric\n"
         "  srm-bench leaderboard --appendix -o leaderboard/LEADERBOARD.md   # regenerate the committed page\n"
+        "  srm-bench leaderboard --verify -r results/            # check every result; exit 1 if any fails\n"
     ),
 )
 @click.option("--task", "-t", default=None, help="Only this task (sudoku, even-pixels, counting-polygons, ...).")
@@ -52,15 +53,34 @@ def _write_text(text: str, out: Path | None) -> None:
 @_NO_COMMITTED
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
               help="Write to this file (replaced atomically) instead of standard output.")
+@click.option("--verify", is_flag=True,
+              help="Only check every result (ranges, intervals, per-sample CSV, provenance): list each one that "
+                   "fails and exit 1 if any does.")
 def leaderboard(task: str | None, results: tuple[Path, ...], fmt: str, appendix: bool, no_paper: bool,
-                no_committed: bool, out: Path | None) -> None:
+                no_committed: bool, out: Path | None, verify: bool) -> None:
     """Every result side by side with the paper's figures, in the paper's table layouts.
 
     Reads the packaged paper figures, the checkout's leaderboard/results/ and every --results
     folder. Bad files (not JSON, not a result, a newer schema, a duplicate) are skipped with one
-    warning line each. Results from different evaluator versions, datasets, background
-    sources or sample counts never share a cell: they get their own rows.
+    warning line each, and so are results that cannot be true: a rate outside [0, 1], a value
+    outside its interval, metrics the per-sample CSV beside the JSON does not give, or a
+    provenance "paper", "baseline" or "oracle" the package cannot back (see docs/results.md).
+    Results from different evaluator versions, datasets, background sources or sample counts
+    never share a cell: they get their own rows.
     """
+    if verify:
+        from srm_bench.errors import SrmBenchError
+
+        from .store import default_dirs, load_entries
+
+        problems: list[str] = []
+        entries = load_entries(default_dirs(results, paper=not no_paper, checkout=not no_committed), problems)
+        for line in problems:
+            click.echo(line)
+        if problems:
+            raise SrmBenchError(f"{len(problems)} of {len(problems) + len(entries)} result(s) failed the checks (listed above)")
+        click.echo(f"{len(entries)} result(s) checked: every result passes")
+        return
     from .tables import render
 
     frame = _frame(results, no_paper, no_committed)

@@ -7,6 +7,14 @@ entries are stored that way, one file per table of the paper.
 
 Bad files never stop the leaderboard: every malformed, foreign, unknown-version or duplicate
 file is skipped with one warning line naming the file and the reason.
+
+Every load also checks that a result can be true (``check_entry``): metrics finite, rates and
+intervals in [0, 1], ``lo <= value <= hi``, kinds as the task's evaluator declares them;
+every metric recomputed from the per-sample CSV beside the JSON and compared; provenance
+"paper" only from the packaged transcription, "baseline"/"oracle" only for the checkout's
+committed results (or a result with the same samples and the same figures). A result that
+fails is refused with one warning, never shown. ``srm-bench leaderboard --verify`` runs the
+same checks and exits 1 when any file fails.
 """
 from __future__ import annotations
 
@@ -99,31 +107,180 @@ def _identity_key(res: Mapping[str, Any]) -> tuple:
     return ("result", json.dumps(res, sort_keys=True, default=str))
 
 
-def load_entries(dirs: Iterable[str | Path]) -> list[Entry]:
-    """Read every result in ``dirs``; skip bad files and duplicates with one warning each.
+MAX_RESULT_BYTES = 64 << 20  # a result JSON is a few KB; the largest paper result set is ~100 KB
+
+
+def _read_json(path: Path) -> Any:
+    """The decoded file; SrmBenchError (one line) for anything that is not a readable JSON document."""
+    try:
+        if path.stat().st_size > MAX_RESULT_BYTES:
+            raise SrmBenchError(f"{path}: skipped, {path.stat().st_size} bytes is too large for a result")
+        return json.loads(path.read_bytes())
+    except OSError as exc:
+        raise SrmBenchError(f"{path}: skipped, cannot read ({exc.strerror})") from None
+    except RecursionError:
+        raise SrmBenchError(f"{path}: skipped, JSON nested too deeply to be a result") from None
+    except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError, and integers of over 4300 digits
+        raise SrmBenchError(f"{path}: skipped, not valid JSON ({exc})") from None
+
+
+def _metric_values(res: Mapping[str, Any]) -> dict[str, float]:
+    return {k: float(m["value"]) for k, m in res["metrics"].items()}
+
+
+def _within(path: Path, folder: Path | None) -> bool:
+    if folder is None:
+        return False
+    try:
+        path.resolve().relative_to(folder.resolve())
+        return True
+    except ValueError:
+        return False
+
+
+def committed_backing() -> dict[str, dict[str, float]]:
+    """Identity key -> metric values of the checkout's committed baseline and oracle results.
+
+    A result elsewhere may claim provenance "baseline" or "oracle" only when it is one of
+    these (same task, split, evaluator, dataset and samples hash) with the same figures, as
+    ``make demo``'s oracle runs are.
+    """
+    repo = checkout_results_dir()
+    out: dict[str, dict[str, float]] = {}
+    for path in _files([repo] if repo is not None else []):
+        try:
+            res = validate_result(_read_json(path), str(path))
+            _check_shape(res, str(path))
+        except SrmBenchError:
+            continue
+        if res["model"]["provenance"] in ("baseline", "oracle"):
+            out[json.dumps(_identity_key(res), default=str)] = _metric_values(res)
+    return out
+
+
+def _declared_metrics(task: str) -> dict[str, tuple[str, bool]] | None:
+    from srm_bench.evaluation import get_evaluator
+
+    try:
+        evaluator = get_evaluator(task)
+    except (SrmBenchError, ImportError):
+        return None
+    return {k: (v.kind, v.higher_is_better) for k, v in evaluator.metrics.items()}
+
+
+def check_entry(res: Result, name: str, path: Path, backing: Mapping[str, Mapping[str, float]]) -> None:
+    """Everything a result must pass to be shown; SrmBenchError (one line) on the first failure.
+
+    Args:
+        res: a result that passed ``validate_result`` and ``_check_shape``.
+        name: how warnings name it (the file, ``#i`` for an item of a result set).
+        path: the JSON file it came from (its per-sample CSV lies beside it).
+        backing: :func:`committed_backing`.
+    """
+    from srm_bench.registry import get_task
+    from srm_bench.results import check_metrics
+
+    try:
+        get_task(res["task"]).check_split(res["split"])
+    except SrmBenchError as exc:
+        raise SrmBenchError(f"{name}: {exc}") from None
+    check_metrics(res, name, _declared_metrics(res["task"]))
+    provenance = res["model"]["provenance"]
+    if provenance == "paper" and not _within(path, paper_dir()):
+        raise SrmBenchError(f"{name}: provenance 'paper' is reserved for the figures srm-bench transcribes from the paper; "
+                            "use 'user'")
+    if provenance in ("baseline", "oracle") and not _within(path, checkout_results_dir()):
+        backed = backing.get(json.dumps(_identity_key(res), default=str))
+        if backed is None or backed != _metric_values(res):
+            raise SrmBenchError(f"{name}: provenance {provenance!r} is only for results committed under leaderboard/results/ "
+                                "(or identical to one); use 'user'")
+    if provenance != "paper":
+        _check_per_sample(res, name, path)
+
+
+def _check_per_sample(res: Result, name: str, path: Path) -> None:
+    """Recompute every metric from the per-sample CSV written beside the JSON."""
+    from srm_bench.stats import wilson_interval
+
+    file = res.get("per_sample_file")
+    if file is None:
+        return  # a result written without one (evaluate(out=None) then saved by hand): ranges are all we can check
+    if not isinstance(file, str) or Path(file).name != file or file in ("", ".", ".."):
+        raise SrmBenchError(f"{name}: per_sample_file must be a file name beside the JSON (got {file!r})")
+    csv = path.parent / file
+    if not csv.is_file():
+        raise SrmBenchError(f"{name}: its per-sample file {file} is missing; keep the CSV beside the JSON")
+    data = csv.read_bytes()
+    want = res.get("per_sample_sha256")
+    if want is not None:
+        import hashlib
+
+        if hashlib.sha256(data).hexdigest() != want:
+            raise SrmBenchError(f"{name}: {file} does not match the per_sample_sha256 recorded in the result")
+    import io
+
+    try:
+        frame = pd.read_csv(io.BytesIO(data))
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise SrmBenchError(f"{name}: {file} is not a readable CSV ({str(exc).splitlines()[0]})") from None
+    count = (res.get("samples") or {}).get("count")
+    if isinstance(count, int) and count != len(frame):
+        raise SrmBenchError(f"{name}: {file} has {len(frame)} rows, the result says {count} samples")
+    for metric, m in res["metrics"].items():
+        if metric not in frame.columns:
+            raise SrmBenchError(f"{name}: metric {metric!r} has no column in {file} to check it against")
+        col = frame[metric]
+        if m.get("n") is not None and m["n"] != len(col):
+            raise SrmBenchError(f"{name}: metric {metric!r} has n = {m['n']}, but {file} has {len(col)} rows")
+        if m["kind"] == "rate":
+            flags = col.map({True: True, False: False, "True": True, "False": False})
+            if flags.isna().any():
+                raise SrmBenchError(f"{name}: column {metric!r} of {file} holds values other than True/False")
+            k, n = int(flags.sum()), len(flags)
+            value, ci = k / n if n else 0.0, list(wilson_interval(k, n))
+            tol = 1e-9
+        else:
+            values = pd.to_numeric(col, errors="coerce")
+            if values.isna().any():
+                raise SrmBenchError(f"{name}: column {metric!r} of {file} holds values that are not numbers")
+            # the CSV keeps 6 significant digits: the mean agrees to about 1e-6 of the largest value
+            value, ci, tol = float(values.mean()), None, 1e-5 * max(1.0, float(values.abs().max()))
+        if abs(value - float(m["value"])) > tol:
+            raise SrmBenchError(f"{name}: metric {metric!r} says {float(m['value']):.6g}, but {file} gives {value:.6g}")
+        if ci is not None and m.get("ci95") is not None and max(abs(a - float(b)) for a, b in zip(ci, m["ci95"])) > tol:
+            raise SrmBenchError(f"{name}: metric {metric!r} has the interval {m['ci95']}, but {file} gives {ci}")
+
+
+def load_entries(dirs: Iterable[str | Path], problems: list[str] | None = None) -> list[Entry]:
+    """Read every result in ``dirs``; refuse bad, implausible and duplicate ones with one warning each.
 
     Args:
         dirs: folders (searched recursively for ``*.json``) or single JSON files.
+        problems: if given, every warning line is also appended here (``--verify``).
 
     Returns:
         The valid entries, in file order.
     """
+    def refuse(message: str) -> None:
+        log.warning("%s", message)
+        if problems is not None:
+            problems.append(message)
+
     entries: list[Entry] = []
-    seen: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    backing = committed_backing()
+    committed = checkout_results_dir()
     for path in _files(Path(d) for d in dirs):
         where = str(path)
         try:
-            obj = json.loads(path.read_bytes())
-        except OSError as exc:
-            log.warning("%s: skipped, cannot read (%s)", where, exc.strerror)
-            continue
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            log.warning("%s: skipped, not valid JSON (%s)", where, exc)
+            obj = _read_json(path)
+        except SrmBenchError as exc:
+            refuse(str(exc))
             continue
         if isinstance(obj, dict) and obj.get("schema") == RESULT_SET_SCHEMA:
             items = obj.get("results")
             if not isinstance(items, list):
-                log.warning("%s: skipped, result set without a 'results' list", where)
+                refuse(f"{where}: skipped, result set without a 'results' list")
                 continue
             candidates = [(f"{where}#{i}", item) for i, item in enumerate(items)]
         else:
@@ -132,18 +289,29 @@ def load_entries(dirs: Iterable[str | Path]) -> list[Entry]:
             try:
                 res = validate_result(item, name)
                 _check_shape(res, name)
+                check_entry(res, name, path, backing)
             except SrmBenchError as exc:
-                log.warning("%s; skipped", exc)
+                refuse(f"{exc}; skipped")
                 continue
             key = json.dumps(_identity_key(res), default=str)
             if key in seen:
-                log.warning("%s: skipped, duplicate of %s", name, seen[key])
+                k = seen[key]
+                other = entries[k]
+                if _metric_values(other.result) == _metric_values(res):
+                    refuse(f"{name}: skipped, duplicate of {other.path}")
+                    continue
+                # Same samples, other figures: one of them is wrong. A committed or paper result stands;
+                # otherwise neither is shown.
+                refuse(f"{name}: skipped, same samples as {other.path} but different metrics")
+                if other.result["model"]["provenance"] != "paper" and not _within(Path(other.path), committed):
+                    refuse(f"{other.path}: skipped, same samples as {name} but different metrics")
+                    entries[k] = None  # type: ignore[call-overload]
                 continue
-            seen[key] = name
+            seen[key] = len(entries)
             paper = (res.get("config") or {}).get("paper") or {}
             entries.append(Entry(res, name, [paper["table"]] if paper.get("table") else [],
                                  [res["model"].get("reference", "")] if paper else []))
-    return entries
+    return [e for e in entries if e is not None]
 
 
 RECORD_FIELDS = frozenset((

@@ -104,3 +104,141 @@ def test_case3_samples_hash_covers_the_index():
     assert evaluation.samples_sha256(images, np.arange(4)) == plain
     shifted = evaluation.samples_sha256(images, np.array([1, 2, 3, 4]))
     assert shifted != plain and shifted != evaluation.samples_sha256(images, np.array([4, 3, 2, 1]))
+
+
+# ------------------------------------------------------------------ cases 2 and 4: the leaderboard
+
+
+def _honest(d: Path, name: str, flags, **kw) -> dict:
+    """A result and its per-sample CSV that agree, as `srm-bench evaluate` writes them."""
+    from test_leaderboard import make_result
+    from srm_bench.results import rate_metric
+
+    flags = np.asarray(flags, dtype=bool)
+    res = make_result(n=flags.size, metrics={"accuracy": rate_metric(flags)}, samples_sha=name * 64, **kw)
+    res["per_sample_file"] = f"{name}.per_sample.csv"
+    d.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame({"sample": np.arange(flags.size), "accuracy": flags}).to_csv(d / res["per_sample_file"], index=False)
+    (d / f"{name}.json").write_text(json.dumps(res))
+    return res
+
+
+def _forge(res: dict, **metric) -> dict:
+    res = json.loads(json.dumps(res))
+    res["metrics"]["accuracy"].update(metric)
+    return res
+
+
+FORGERIES = {
+    "json says 1.0, csv says 0.5": (dict(value=1.0, ci95=[0.99, 1.0]), "but a.per_sample.csv gives 0.5"),
+    "accuracy 7": (dict(value=7.0, ci95=[6.0, 8.0]), "rates lie in [0, 1]"),
+    "negative": (dict(value=-3.0, ci95=[-4.0, -2.0]), "rates lie in [0, 1]"),
+    "infinite": (dict(value=float("-inf")), "must be finite"),
+    "nan": (dict(value=float("nan")), "must be finite"),
+    "reversed interval": (dict(ci95=[0.6, 0.4]), "outside its interval"),
+    "rate as a mean": (dict(kind="mean"), "the evaluator scores it as rate"),
+    "n too large": (dict(n=5000), "n = 5000"),
+}
+
+
+@pytest.mark.parametrize("case", list(FORGERIES))
+def test_case2_forged_metrics_are_refused(tmp_path, caplog, case):
+    from srm_bench.leaderboard.store import load_entries
+
+    change, message = FORGERIES[case]
+    d = tmp_path / "res"
+    res = _honest(d, "a", [True, False] * 50)
+    (d / "a.json").write_text(json.dumps(_forge(res, **change)))
+    _honest(d, "b", [True] * 10 + [False] * 90)
+    with caplog.at_level("WARNING", logger="srm_bench.leaderboard.store"):
+        entries = load_entries([d])
+    assert [Path(e.path).name for e in entries] == ["b.json"]
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert "a.json" in line and message in line
+
+
+def test_case2_missing_or_swapped_csv_is_refused(tmp_path):
+    from srm_bench.leaderboard.store import load_entries
+
+    d = tmp_path / "res"
+    _honest(d, "a", [True, False] * 50)
+    (d / "a.per_sample.csv").unlink()
+    res = _honest(d, "b", [True, False] * 50)
+    res["per_sample_sha256"] = "0" * 64
+    (d / "b.json").write_text(json.dumps(res))
+    problems: list[str] = []
+    assert load_entries([d], problems) == []
+    assert "per-sample file a.per_sample.csv is missing" in problems[0] and "per_sample_sha256" in problems[1]
+
+
+@pytest.mark.parametrize("provenance", ["paper", "baseline", "oracle"])
+def test_case2_provenance_must_be_backed(tmp_path, provenance):
+    from srm_bench.leaderboard.store import load_entries
+
+    d = tmp_path / "res"
+    _honest(d, "a", [True] * 100, provenance=provenance)
+    problems: list[str] = []
+    assert load_entries([d], problems) == []
+    assert f"provenance {provenance!r}" in problems[0] or f"provenance '{provenance}'" in problems[0]
+
+
+def test_case2_a_copy_of_a_committed_oracle_keeps_its_provenance_only_with_its_figures(tmp_path):
+    import shutil
+
+    from srm_bench.leaderboard.store import checkout_results_dir, load_entries
+
+    src = checkout_results_dir() / "oracles" / "sudoku-easy-oracle-greedy-20261126T021223Z.json"
+    d = tmp_path / "res"
+    d.mkdir()
+    shutil.copy(src, d / src.name)
+    shutil.copy(src.with_name(src.stem + ".per_sample.csv"), d)
+    (entry,) = load_entries([d])
+    assert entry.result["model"]["provenance"] == "oracle"  # `make demo` reproduces it: shown as an oracle
+    res = json.loads(src.read_text())
+    res["metrics"]["min_confidence"]["value"] += 2e-5  # inside its interval, off the committed figure
+    (d / src.name).write_text(json.dumps(res))
+    problems: list[str] = []
+    assert load_entries([d], problems) == [] and "provenance 'oracle'" in problems[0]
+
+
+def test_case2_a_copy_with_other_figures_pushes_nothing_out(tmp_path):
+    from srm_bench.leaderboard.store import load_entries
+
+    d = tmp_path / "res"
+    real = _honest(d, "z", [True, False] * 50)
+    (d / "0-first.per_sample.csv").write_text("sample,accuracy\n" + "".join(f"{i},True\n" for i in range(100)))
+    forged = _forge(real, value=1.0, ci95=[0.963, 1.0])
+    forged["per_sample_file"] = "0-first.per_sample.csv"
+    forged["metrics"]["accuracy"]["ci95"] = list(__import__("srm_bench.stats", fromlist=["x"]).wilson_interval(100, 100))
+    (d / "0-first.json").write_text(json.dumps(forged))
+    problems: list[str] = []
+    assert load_entries([d], problems) == []  # same samples, two different scores: neither is shown
+    assert len(problems) == 2 and all("different metrics" in p for p in problems)
+
+
+def test_case4_deeply_nested_json_does_not_stop_the_leaderboard(tmp_path):
+    from srm_bench.leaderboard.store import load_entries
+
+    d = tmp_path / "res"
+    _honest(d, "b", [True] * 10 + [False] * 90)
+    (d / "a.json").write_text("[" * 100_000 + "]" * 100_000)
+    problems: list[str] = []
+    assert [Path(e.path).name for e in load_entries([d], problems)] == ["b.json"]
+    assert problems == [f"{d / 'a.json'}: skipped, JSON nested too deeply to be a result"]
+
+
+def test_case2_leaderboard_verify(tmp_path):
+    from click.testing import CliRunner
+
+    from srm_bench.cli import cli
+
+    runner = CliRunner()
+    ok = runner.invoke(cli, ["leaderboard", "--verify"])
+    assert ok.exit_code == 0, ok.output
+    assert "every result passes" in ok.output
+    d = tmp_path / "res"
+    _honest(d, "b", [True] * 10 + [False] * 90)
+    (d / "b.json").write_text(json.dumps(_forge(json.loads((d / "b.json").read_text()), value=0.9, ci95=[0.8, 0.95])))
+    bad = runner.invoke(cli, ["leaderboard", "--verify", "-r", str(d), "--no-committed", "--no-paper"])
+    assert bad.exit_code == 1
+    assert "b.json" in bad.output and "1 of 1 result(s) failed" in str(bad.exception)

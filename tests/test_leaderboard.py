@@ -24,7 +24,7 @@ from srm_bench.stats import wilson_interval
 REPO = Path(__file__).resolve().parents[1]
 
 
-def make_result(task: str = "sudoku", split: str = "hard", *, model: str = "srm-small", provenance: str = "baseline",
+def make_result(task: str = "sudoku", split: str = "hard", *, model: str = "srm-small", provenance: str = "user",
                 sampler: dict | None = None, training: dict | None = None, correct: int = 250, n: int = 500,
                 l1_mean: float | None = 2.0, evaluator_version: int = 1, weights_sha: str | None = None,
                 dataset_sha: str = "ab" * 32,
@@ -90,7 +90,7 @@ def test_results_beside_the_paper_with_bold_arrows_and_intervals(tmp_path):
     assert f"| 0.600 ± {(hi - lo) / 2:.3f} |" in text  # not the best: no bold
     table = build_table(frame, LAYOUTS["table1"])
     groups = [r.group for r in table.rows]
-    assert groups.index("baseline") > groups.index("paper")  # paper figures in their own group, first
+    assert groups.index("user") > groups.index("paper")  # paper figures in their own group, first
     best = [r for r in ours(table) if r.labels["sampler"] == "Predicted Order w/o Overlap"][0]
     hard_l1 = 4
     assert (table.columns[hard_l1].group, table.columns[hard_l1].metric) == ("Hard", "l1")
@@ -100,7 +100,7 @@ def test_results_beside_the_paper_with_bold_arrows_and_intervals(tmp_path):
     assert paper_best.cells[-1].bold and paper_best.cells[-1].value == 0.516
     df = table.frame()
     assert len(df) == len(table.rows) and df[("Hard", "Acc")].max() == 0.8
-    assert list(df[("", "Group")].unique()) == ["Paper (transcribed)", "Baselines (ours)"]
+    assert list(df[("", "Group")].unique()) == ["Paper (transcribed)", "Submitted"]
 
 
 @pytest.mark.parametrize("field,a,b,column", [
