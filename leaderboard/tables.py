@@ -89,6 +89,7 @@ class Cell:
     hi: float | None
     n: int | None
     bold: bool = False
+    flagged: bool = False  # an accuracy of samples that did not keep the puzzle's given cells: never best
 
 
 @dataclass
@@ -135,7 +136,7 @@ def _layout_records(frame: pd.DataFrame, layout: Layout) -> list[dict[str, Any]]
             hit &= sub[k] == v
         keep |= hit
     metrics = {c.metric for c in layout.columns}
-    wanted = ["task", "split", *IDENTITY, *COMPARABILITY, "tables", "created", "path"]
+    wanted = ["task", "split", *IDENTITY, *COMPARABILITY, "tables", "created", "path", "givens_kept"]
     wanted += [f"{m}{suffix}" for m in sorted(metrics) for suffix in ("", "_lo", "_hi")]
     sub = sub.loc[keep, [c for c in dict.fromkeys(wanted) if c in sub.columns]]
     return sub.astype(object).where(sub.notna(), None).to_dict("records")
@@ -227,7 +228,8 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
             row_cells: list[Cell | None] = [None] * len(columns)
             for i, r in picked.items():
                 m = columns[i].metric
-                row_cells[i] = Cell(float(r[m]), r.get(f"{m}_lo"), r.get(f"{m}_hi"), r.get("n"))
+                row_cells[i] = Cell(float(r[m]), r.get(f"{m}_lo"), r.get(f"{m}_hi"), r.get("n"),
+                                    flagged=m == "accuracy" and _givens_broken(r))
             knobs = tuple(_sortable(rec.get(f)) for f in IDENTITY if f not in _SAMPLER_FIELDS)
             own = bool(set(tables) & set(layout.paper_tables)) or not tables
             sort_key = (list(GROUPS).index(rec["provenance"]), 0 if own else _table_number(labels["ref"]),
@@ -253,11 +255,23 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
         notes.append("Paper rows are transcribed from the paper (no intervals given there); 'Paper table' names the tables that report the figure.")
     if any(c and c.lo is not None for r in rows for c in r.cells):
         notes.append("± is half the width of the 95% interval (Wilson for rates, normal for means).")
+    if any(c and c.flagged for r in rows for c in r.cells):
+        notes.append(f"{DAGGER}: the samples changed given cells of the puzzles (givens kept below 1.0), so this "
+                     "accuracy does not mean the puzzles were solved; it is never marked best.")
     if any(r.labels.get("run") and r.group != "paper" for r in rows):
         notes.append("Repeated results of one configuration are listed as separate runs, never pooled.")
     if any(r.labels.get("run") and r.group == "paper" for r in rows):
         notes.append("Where the paper gives different figures for one configuration in two tables, both rows are shown.")
     return Table(layout, columns, label_columns, rows, notes)
+
+
+DAGGER = "†"
+
+
+def _givens_broken(rec: Mapping[str, Any]) -> bool:
+    """A Sudoku result whose samples did not keep every given cell (an ignored puzzle can still be valid)."""
+    kept = rec.get("givens_kept")
+    return isinstance(kept, float) and not math.isnan(kept) and kept < 1.0
 
 
 def _varies(rows: list[Row], f: str) -> bool:
@@ -285,7 +299,7 @@ def _mark_best(rows: list[Row], columns: list[Column], frame: pd.DataFrame) -> N
         hib = _higher_is_better(frame, c.metric)
         for group in {r.group for r in rows}:
             cand = [r.cells[j] for r in rows if r.group == group and r.cells[j] is not None
-                    and _model_rank({**r.labels, "provenance": r.group})[0] != 4]
+                    and not r.cells[j].flagged and _model_rank({**r.labels, "provenance": r.group})[0] != 4]
             if len(cand) < 2:
                 continue
             best = max(x.value for x in cand) if hib else min(x.value for x in cand)
@@ -337,7 +351,7 @@ def _fmt(cell: Cell | None, bold: Callable[[str], str], pm: str) -> str:
     text = f"{cell.value:.3f}"
     if cell.lo is not None and cell.hi is not None:
         text += f" {pm} {(cell.hi - cell.lo) / 2:.3f}"
-    return bold(text) if cell.bold else text
+    return (bold(text) if cell.bold else text) + (f" {DAGGER}" if cell.flagged else "")
 
 
 def _label(table: Table, row: Row, col: str) -> str:
@@ -382,7 +396,8 @@ def render_markdown(tables: list[Table], frame: pd.DataFrame) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-_TEX = {"&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$", "{": r"\{", "}": r"\}", "η": r"$\eta$",
+_TEX = {"\\": r"\textbackslash{}", "^": r"\textasciicircum{}", DAGGER: r"$^\dagger$",
+        "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$", "{": r"\{", "}": r"\}", "η": r"$\eta$",
         "±": r"$\pm$", "–": "--", "↑": r"$\uparrow$", "↓": r"$\downarrow$", "~": r"\textasciitilde{}"}
 
 

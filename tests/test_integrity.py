@@ -242,3 +242,41 @@ def test_case2_leaderboard_verify(tmp_path):
     bad = runner.invoke(cli, ["leaderboard", "--verify", "-r", str(d), "--no-committed", "--no-paper"])
     assert bad.exit_code == 1
     assert "b.json" in bad.output and "1 of 1 result(s) failed" in str(bad.exception)
+
+
+def test_case3_an_ignored_puzzle_cannot_top_the_sudoku_table(tmp_path):
+    """The neighbouring puzzle's solution is a valid grid (accuracy 1.0) but keeps few givens."""
+    from test_leaderboard import make_result
+
+    from srm_bench.leaderboard.store import default_dirs, load_frame
+    from srm_bench.leaderboard.tables import LAYOUTS, build_table, render
+    from srm_bench.results import rate_metric
+
+    d = tmp_path / "res"
+    d.mkdir()
+    ignores = {"accuracy": rate_metric(np.ones(500, bool)), "givens_kept": rate_metric(np.arange(500) < 25)}
+    solves = {"accuracy": rate_metric(np.arange(500) < 250), "givens_kept": rate_metric(np.ones(500, bool))}
+    (d / "a.json").write_text(json.dumps(make_result(model="ignores", metrics=ignores, samples_sha="a" * 64)))
+    (d / "b.json").write_text(json.dumps(make_result(model="solves", metrics=solves, samples_sha="b" * 64)))
+    weaker = {"accuracy": rate_metric(np.arange(500) < 100), "givens_kept": rate_metric(np.ones(500, bool))}
+    (d / "c.json").write_text(json.dumps(make_result(model="weaker", metrics=weaker, samples_sha="c" * 64)))
+    frame = load_frame(default_dirs([d], paper=False, checkout=False))
+    table = build_table(frame, LAYOUTS["table1"])
+    acc = {r.labels["model"]: r.cells[-1] for r in table.rows}
+    assert acc["ignores"].flagged and not acc["ignores"].bold and acc["solves"].bold
+    text = render(frame, "md", task="sudoku")
+    assert "1.000 ± 0.004 †" in text and "givens kept below 1.0" in text
+    assert r"$^\dagger$" in render(frame, "latex", task="sudoku")
+
+
+def test_case15_latex_escapes_backslashes(tmp_path):
+    from test_leaderboard import make_result
+
+    from srm_bench.leaderboard.store import default_dirs, load_frame
+    from srm_bench.leaderboard.tables import render
+
+    d = tmp_path / "res"
+    d.mkdir()
+    (d / "a.json").write_text(json.dumps(make_result(model=r"\input /etc/hostname")))
+    latex = render(load_frame(default_dirs([d], paper=False, checkout=False)), "latex", task="sudoku")
+    assert r"\input" not in latex and r"\textbackslash{}input /etc/hostname" in latex
