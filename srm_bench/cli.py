@@ -108,16 +108,26 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
-    except click.Abort:
+    except click.Abort as exc:
+        if isinstance(exc.__context__, KeyboardInterrupt):  # click turns Ctrl-C into Abort
+            _interrupted()
         click.echo("aborted", err=True)
         sys.exit(1)
     except SrmBenchError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
     except KeyboardInterrupt:
-        click.echo("interrupted; what was saved is kept (finished shards, checkpoints): run the same command again to resume", err=True)
-        sys.exit(130)
+        _interrupted()
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _interrupted() -> None:
+    """Ctrl-C: one line, exit status 130 (128 + SIGINT), nothing half-written left behind."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not print a trace from the shutdown
+    click.echo("interrupted; what was saved is kept (finished shards, checkpoints): run the same command again to resume", err=True)
+    sys.exit(130)
 
 
 if __name__ == "__main__":  # pragma: no cover

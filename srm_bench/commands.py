@@ -44,12 +44,12 @@ def _generate_command(task: str) -> click.Command:
 
     @click.pass_context
     def run(ctx: click.Context, split: str, n: int | None, seed: int, out: Path | None, no_images: bool,
-            images: bool, workers: int, shard_size: int | None, **options: Any) -> None:
+            images: bool, workers: int, shard_size: int | None, overwrite: bool, **options: Any) -> None:
         from .generation import generate
 
         flag = False if no_images else (True if images else None)
         path = generate(task, split, n=n, seed=seed, out=out, images=flag, workers=workers,
-                        shard_size=shard_size, progress=progress_enabled(ctx), **options)
+                        shard_size=shard_size, progress=progress_enabled(ctx), overwrite=overwrite, **options)
         manifest = json.loads((path / "manifest.json").read_text())
         click.echo(f"{path}: {manifest['count']} {task}/{split} items in {len(manifest['shards'])} shard(s)")
         click.echo(f"content sha256 {manifest['content_sha256']}")
@@ -75,6 +75,9 @@ def _generate_command(task: str) -> click.Command:
         click.Option(["--workers", "-j"], type=int, default=1, show_default=True,
                      help="Processes; the content does not depend on it."),
         click.Option(["--shard-size"], type=int, default=None, help="Items per shard (content does not depend on it)."),
+        click.Option(["--overwrite"], is_flag=True,
+                     help="Replace a dataset of this task and split in -o made with other options (count, seed, "
+                          "shard size, images); without it such a directory is refused, never shrunk."),
         *extra,
     ]
     return click.Command(

@@ -87,9 +87,25 @@ class _Job:
 
 
 _WORKER_SHARED: dict[str, np.ndarray] = {}
+LOCK = ".srm-bench.lock"
+MAX_ITEMS = 10**9  # far beyond any split; a typo's 1e15 would build 1e11 jobs before writing anything
+MAX_SHARDS = 10**6
 
 
-def _init_worker(shared: dict[str, np.ndarray]) -> None:
+def _init_worker(shared: dict[str, np.ndarray], parent: int | None = None) -> None:
+    """Worker set-up: Ctrl-C is the parent's to handle (no traces from every worker), and a
+    worker dies with its parent (Linux), so a killed run leaves no orphans writing files."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if parent is not None and os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
     _WORKER_SHARED.clear()
     _WORKER_SHARED.update(shared)
 
@@ -139,11 +155,14 @@ def generate(
     workers: int = 1,
     shard_size: int | None = None,
     progress: bool = True,
+    overwrite: bool = False,
     **options: Any,
 ) -> Path:
     """Generate ``n`` items of ``task``/``split`` into the directory ``out``; return ``out``.
 
-    Finished shards that match are kept, so an interrupted run resumes where it stopped.
+    Finished shards that match (re-hashed) are kept, so an interrupted run resumes where it
+    stopped. A finished dataset is never shrunk or changed without ``overwrite``, and one
+    output directory takes one run at a time (a lock file, released when the run ends).
 
     Args:
         task: a registered task name, e.g. ``"sudoku"``.
@@ -154,10 +173,13 @@ def generate(
         images: store rendered images (default: yes for test splits, no for train).
         workers: processes to use; the content does not depend on it.
         shard_size: items per shard; the content hash does not depend on it.
+        overwrite: replace what ``out`` holds of this task and split (another count, seed,
+            shard size or config) instead of refusing.
         **options: task-specific options (e.g. ``mnist=DIR`` for Sudoku).
 
     Raises:
-        SrmBenchError: unknown task/split, bad options, or an ``out`` that holds another dataset.
+        SrmBenchError: unknown task/split, bad options, an ``out`` that holds another dataset
+            or is being written by another run, or a disk that is full.
 
     Example:
         >>> import srm_bench
@@ -166,21 +188,59 @@ def generate(
     spec = get_task(task)
     spec.check_split(split)
     gen = get_generator(task)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**63:
+        raise SrmBenchError(f"--seed must be a whole number in [0, 2^63 - 1] (got {seed})")
     # JSON round trip: the config compares equal to what shards and manifests store (tuples
     # become lists), so resuming recognises its own shards.
     config = json.loads(json.dumps(gen.make_config(split=split, seed=seed, **options)))
     n = gen.default_count(split) if n is None else int(n)
-    if n < 1:
-        raise SrmBenchError(f"-n must be at least 1 (got {n})")
+    if not 1 <= n <= MAX_ITEMS:
+        raise SrmBenchError(f"-n must be in [1, {MAX_ITEMS:,}] (got {n:,})")
     if workers < 1:
         raise SrmBenchError(f"--workers must be at least 1 (got {workers})")
     images = gen.images_by_default(split) if images is None else bool(images)
-    shard_size = int(shard_size or gen.default_shard_size(split))
+    shard_size = int(shard_size if shard_size is not None else gen.default_shard_size(split))
     if shard_size < 1:
-        raise SrmBenchError(f"shard size must be at least 1 (got {shard_size})")
+        raise SrmBenchError(f"--shard-size must be at least 1 (got {shard_size})")
+    if -(-n // shard_size) > MAX_SHARDS:
+        raise SrmBenchError(f"-n {n:,} in shards of {shard_size:,} makes more than {MAX_SHARDS:,} shards; raise --shard-size")
     out = Path(out) if out is not None else Path("data") / task / split
-    _prepare_out(out, task, split, seed, config, n, images)
+    lock = _lock(out)
+    try:
+        _prepare_out(out, task, split, seed, config, n, images, shard_size, overwrite)
+        return _generate_into(out, task, split, gen, seed, config, n, images, workers, shard_size, progress)
+    except OSError as exc:  # above all a full disk (ENOSPC), from h5py or the manifest
+        reason = exc.strerror or str(exc).splitlines()[0]
+        raise SrmBenchError(f"{out}: cannot write ({reason}); free space or choose another -o, then run the same "
+                            "command again to resume") from None
+    finally:
+        lock.close()
 
+
+def _lock(out: Path):
+    """Hold ``out/.srm-bench.lock`` for the run: a second run into ``out`` fails at once."""
+    if out.exists() and not out.is_dir():
+        raise SrmBenchError(f"{out}: exists and is not a directory; choose another -o")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        handle = open(out / LOCK, "a")
+    except OSError as exc:
+        raise SrmBenchError(f"{out}: cannot create the output directory ({exc.strerror}); choose another -o") from None
+    try:
+        import fcntl
+    except ImportError:  # no advisory locks (Windows): one run per directory is then up to the user
+        return handle
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise SrmBenchError(f"{out}: another 'srm-bench generate' is writing into this directory; wait for it "
+                            "to finish or choose another -o") from None
+    return handle
+
+
+def _generate_into(out: Path, task: str, split: str, gen: TaskGenerator, seed: int, config: dict[str, Any], n: int,
+                   images: bool, workers: int, shard_size: int, progress: bool) -> Path:
     shared = gen.shared_arrays(config)
     attrs = {
         "task": task, "task_version": gen.task_version, "split": split, "seed": int(seed),
@@ -196,9 +256,14 @@ def generate(
         path = out / f"{task}-{split}-{k:0{width}d}.h5"
         entry = _shard_is_complete(path, attrs, start, stop - start, images, gen.derived_name)
         if entry is not None:
-            kept = read_shard(path, derived=images)
-            entries[start] = (entry, item_digests(kept.derived[gen.derived_name]) if images else b"")
-        else:
+            try:
+                kept = read_shard(path, verify=True, derived=images)
+            except SrmBenchError as exc:  # damaged after it was written: made again (same content)
+                log.warning("%s; making it again", exc)
+                entry = None
+            else:
+                entries[start] = (entry, item_digests(kept.derived[gen.derived_name]) if images else b"")
+        if entry is None:
             jobs.append(_Job(task, config_json, start, stop, str(path), images, attrs_json))
     if entries:
         log.info("resuming: %d finished shard(s) kept in %s", len(entries), out)
@@ -213,7 +278,8 @@ def generate(
                 entries[job.start] = _run_job(job, shared)
                 bar.update(job.stop - job.start)
         else:
-            with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(shared,)) as ex:
+            ex = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(shared, os.getpid()))
+            try:
                 futures = {ex.submit(_run_job, job): job for job in jobs}
                 from concurrent.futures import as_completed
 
@@ -221,6 +287,17 @@ def generate(
                     job = futures[fut]
                     entries[job.start] = fut.result()
                     bar.update(job.stop - job.start)
+            except BaseException:  # Ctrl-C, a full disk: stop the workers now, not after their shards
+                procs = list((getattr(ex, "_processes", None) or {}).values())
+                for proc in procs:
+                    proc.terminate()
+                for proc in procs:
+                    proc.join(timeout=10)
+                ex.shutdown(wait=False, cancel_futures=True)
+                for tmp in out.glob(f".{task}-{split}-*.tmp"):  # theirs, half-written (the lock says no one else's)
+                    tmp.unlink(missing_ok=True)
+                raise
+            ex.shutdown()
     finally:
         bar.close()
 
@@ -231,40 +308,51 @@ def generate(
     return out
 
 
-def _prepare_out(out: Path, task: str, split: str, seed: int, config: dict, n: int, images: bool) -> None:
-    if out.exists() and not out.is_dir():
-        raise SrmBenchError(f"{out}: exists and is not a directory; choose another -o")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise SrmBenchError(f"{out}: cannot create the output directory ({exc.strerror}); choose another -o") from None
+def _prepare_out(out: Path, task: str, split: str, seed: int, config: dict, n: int, images: bool,
+                 shard_size: int, overwrite: bool) -> None:
+    """Check ``out`` (locked by this run) and clear what this run will not keep.
+
+    Without ``overwrite``, nothing valid is deleted: a finished dataset with another count,
+    seed, config, shard size or images choice, and shards that this run would not keep
+    (from a larger ``-n`` or another shard size) are refused with one line. Half-written
+    temporary files and unreadable shards (a killed run) are always cleared.
+    """
     if not os.access(out, os.W_OK):
         raise SrmBenchError(f"{out}: output directory is not writable; choose another -o")
+    fix = "pass --overwrite to replace it, or choose another -o"
     if (out / MANIFEST).exists():
         old = read_manifest(out)
-        if (old["task"], old["split"], int(old["seed"]), old.get("config")) != (task, split, int(seed), config):
+        if (old["task"], old["split"]) != (task, split):
             raise SrmBenchError(
                 f"{out}: holds another dataset ({old['task']}/{old['split']}, seed {old['seed']}); "
                 "choose another -o or delete it"
             )
+        shards = old["shards"] if isinstance(old["shards"], list) else []
+        old_size = shards[0].get("count") if shards and isinstance(shards[0], dict) else None
+        same = (int(old["seed"]) == int(seed) and old.get("config") == config and old["count"] == n
+                and (old.get("images_sha256") is not None) == images and (len(shards) <= 1 or old_size == shard_size))
+        if not same and not overwrite:
+            raise SrmBenchError(
+                f"{out}: holds a finished {task}/{split} dataset ({old['count']} items, seed {old['seed']}) made with "
+                f"other options; {fix}"
+            )
         (out / MANIFEST).unlink()  # rewritten at the end; shards are re-checked one by one
     for p in out.glob(f".{task}-{split}-*.tmp"):  # temp files of a run that was killed mid-write
         p.unlink()
-    stale = [p for p in out.glob(f"{task}-{split}-*.h5")]
-    for p in stale:
+    for p in sorted(out.glob(f"{task}-{split}-*.h5")):
         try:
             a = read_attrs(p)
         except SrmBenchError:
-            p.unlink()
+            p.unlink()  # unreadable: a shard cut short by a kill
             continue
-        if a["config"] != config or int(a["seed"]) != int(seed):
-            raise SrmBenchError(f"{out}: holds shards of another configuration ({p.name}); choose another -o or delete it")
-    # Remove shards left over from a run with another -n or shard size: they are rewritten.
-    for p in stale:
-        if p.exists():
-            a = read_attrs(p)
-            if int(a["index_start"]) + int(a["count"]) > n:
-                p.unlink()
+        start, count = int(a["index_start"]), int(a["count"])
+        mine = a["config"] == config and int(a["seed"]) == int(seed)
+        if mine and start % shard_size == 0 and start < n and start + count == min(n, start + shard_size):
+            continue  # kept if its hashes check out
+        if not overwrite:
+            what = "shards of another configuration" if not mine else f"items {start}..{start + count - 1} in another sharding"
+            raise SrmBenchError(f"{out}: holds {what} ({p.name}) that this run would delete; {fix}")
+        p.unlink()
 
 
 def _manifest(out: Path, task: str, gen: TaskGenerator, split: str, seed: int, config: dict,

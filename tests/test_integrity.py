@@ -280,3 +280,118 @@ def test_case15_latex_escapes_backslashes(tmp_path):
     (d / "a.json").write_text(json.dumps(make_result(model=r"\input /etc/hostname")))
     latex = render(load_frame(default_dirs([d], paper=False, checkout=False)), "latex", task="sudoku")
     assert r"\input" not in latex and r"\textbackslash{}input /etc/hostname" in latex
+
+
+# ------------------------------------------------------------------ cases 5, 6, 8, 11, 12, 14, 15: generate
+
+
+def _gen(out, n=20, **kw):
+    kw.setdefault("shard_size", 10)
+    return srm_bench.generate("sudoku", "train", n=n, out=out, progress=False, **kw)
+
+
+def test_case6_a_smaller_n_never_shrinks_a_finished_dataset(tmp_path):
+    out = _gen(tmp_path / "d", n=30)
+    with pytest.raises(SrmBenchError, match="finished sudoku/train dataset \\(30 items.*--overwrite"):
+        _gen(out, n=10)
+    with pytest.raises(SrmBenchError, match="--overwrite"):
+        _gen(out, n=30, seed=1)
+    assert srm_bench.load_dataset(out, verify=True).count == 30
+    assert srm_bench.load_dataset(_gen(out, n=10, overwrite=True), verify=True).count == 10
+
+
+def test_case6_an_unfinished_run_is_not_cut_either(tmp_path):
+    out = _gen(tmp_path / "d", n=30)
+    (out / "manifest.json").unlink()  # as if killed before the manifest
+    with pytest.raises(SrmBenchError, match="would delete; pass --overwrite"):
+        _gen(out, n=10)
+    assert len(list(out.glob("*.h5"))) == 3
+    assert srm_bench.load_dataset(_gen(out, n=30)).count == 30  # the same command resumes
+
+
+def test_case8_one_run_per_output_directory(tmp_path):
+    import fcntl
+
+    from srm_bench.generation import LOCK
+
+    out = tmp_path / "d"
+    out.mkdir()
+    with open(out / LOCK, "a") as held:  # another generate holds the directory
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(SrmBenchError, match="another 'srm-bench generate' is writing into this directory"):
+            _gen(out)
+    assert not list(out.glob("*.h5"))
+    assert srm_bench.load_dataset(_gen(out)).count == 20  # released: the next run goes ahead
+
+
+def test_case14_resume_rehashes_kept_shards(tmp_path):
+    import h5py
+
+    out = _gen(tmp_path / "d")
+    shard = sorted(out.glob("*.h5"))[0]
+    with h5py.File(shard, "r+") as f:  # damage the content, keep every attr
+        name = next(iter(f["items"]))
+        arr = f["items"][name][()]
+        arr.flat[0] = arr.flat[0] + 1 if arr.dtype != bool else not arr.flat[0]
+        f["items"][name][...] = arr
+    (out / "manifest.json").unlink()
+    _gen(out)
+    srm_bench.load_dataset(out, verify=True)
+
+
+def test_case5_full_disk_is_one_line(tmp_path, monkeypatch):
+    import srm_bench.generation as generation
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(generation, "write_shard", full)
+    with pytest.raises(SrmBenchError, match=r"cannot write \(No space left on device\); free space"):
+        _gen(tmp_path / "d")
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(seed=-1), "--seed must be"), (dict(seed=2**64), "--seed must be"),
+    (dict(shard_size=0), "--shard-size must be at least 1"), (dict(n=10**15), "-n must be in"),
+    (dict(n=10**8, shard_size=1), "raise --shard-size"),
+])
+def test_case11_case15_absurd_options_are_refused(tmp_path, kw, message):
+    with pytest.raises(SrmBenchError, match=message):
+        _gen(tmp_path / "d", **kw)
+
+
+def test_case12_ctrl_c_is_one_line_exit_130_and_workers_die(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "d"
+    proc = subprocess.Popen([sys.executable, "-m", "srm_bench.cli", "-q", "generate", "sudoku", "--split", "train",
+                             "-n", "2000000", "--shard-size", "2000", "-j", "2", "-o", str(out)],
+                            stderr=subprocess.PIPE, text=True)
+    children: list[int] = []
+    deadline = time.time() + 120
+    while time.time() < deadline and len(children) < 2:
+        time.sleep(0.2)
+        try:
+            children = [int(c) for c in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
+        except OSError:
+            break
+    assert len(children) == 2, "the two workers never started"
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1].startswith("interrupted;") and "Traceback" not in err, err
+    assert "Exception ignored" not in err, err
+    time.sleep(1.0)
+    for pid in children:
+        state = "gone"
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            pass
+        assert state in ("gone", "Z", "X"), f"worker {pid} still running ({state})"
+    assert not list(out.glob(".*.tmp"))
