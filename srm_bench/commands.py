@@ -194,8 +194,19 @@ def verify(directory: Path) -> None:
     from .canonical import pinned
     from .dataset import load_dataset
 
+    from .generation import LOCK
+    from .shards import MANIFEST
+
     ds = load_dataset(directory, verify=True)
-    click.echo(f"{directory}: {ds.count} items, {len(ds.manifest['shards'])} shard(s): every hash matches the manifest")
+    listed = {s["file"] for s in ds.manifest.get("shards", [])} | {MANIFEST, LOCK}
+    extra = sorted(p.name for p in directory.iterdir() if p.name not in listed) if directory.is_dir() else []
+    shards = [name for name in extra if name.endswith(".h5")]
+    if shards:
+        raise SrmBenchError(f"{directory}: {len(shards)} shard file(s) not in the manifest ({', '.join(shards[:5])}); "
+                            "remove them or regenerate the dataset")
+    click.echo(f"{directory}: {ds.count} items, {len(ds.manifest.get('shards', [1]))} shard(s): every hash matches the manifest")
+    if extra:
+        click.echo(f"warning: {len(extra)} file(s) that are not part of the dataset: {', '.join(extra[:5])}", err=True)
     pin = pinned(ds.task, ds.split)
     if pin and ds.seed == pin["seed"] and ds.count == pin["count"]:
         from .errors import ChecksumError

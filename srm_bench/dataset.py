@@ -55,6 +55,26 @@ class Dataset:
         return dict(self.manifest.get("source") or {})
 
 
+def _check_entry(f: Path, attrs: dict[str, Any], manifest: dict[str, Any], entry: dict[str, Any]) -> None:
+    """A shard must be what the manifest says it is, field by field: an edited manifest
+    (another task, split, seed, count, config, version or shard hash) fails here."""
+    fields = (
+        ("content_sha256", attrs["content_sha256"], entry["content_sha256"]),
+        ("index_start", int(attrs["index_start"]), entry["index_start"]),
+        ("count", int(attrs["count"]), entry["count"]),
+        ("derived_sha256", attrs["derived_sha256"], entry.get("derived_sha256", attrs["derived_sha256"])),
+        ("task", attrs["task"], manifest["task"]),
+        ("split", attrs["split"], manifest["split"]),
+        ("seed", int(attrs["seed"]), manifest["seed"]),
+        ("task_version", int(attrs["task_version"]), manifest.get("task_version", int(attrs["task_version"]))),
+        ("config", attrs["config"], manifest.get("config", attrs["config"])),
+    )
+    for name, got, want in fields:
+        if got != want:
+            raise ChecksumError(f"{f}: its {name} does not match the manifest's; the manifest or the file was "
+                                "edited or replaced, regenerate the dataset")
+
+
 def load_dataset(path: str | Path, *, verify: bool = False, images: bool = True) -> Dataset:
     """Load a dataset directory (with ``manifest.json``) or a single shard file.
 
@@ -72,9 +92,11 @@ def load_dataset(path: str | Path, *, verify: bool = False, images: bool = True)
     if path.is_dir():
         manifest = read_manifest(path)
         files = [path / s["file"] for s in manifest["shards"]]
-        for f in files:
-            if not f.exists():
-                raise SrmBenchError(f"{f}: listed in the manifest but missing; regenerate the dataset")
+        missing = [f.name for f in files if not f.is_file()]
+        if missing:
+            shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+            raise SrmBenchError(f"{path}: {len(missing)} shard(s) listed in the manifest are missing ({shown}); "
+                                "regenerate the dataset")
     else:
         files = [path]
     hasher = ContentHasher()
@@ -84,9 +106,7 @@ def load_dataset(path: str | Path, *, verify: bool = False, images: bool = True)
     for i, f in enumerate(files):
         shard = read_shard(f, verify=verify, derived=images)
         if manifest:
-            entry = manifest["shards"][i]
-            if shard.attrs["content_sha256"] != entry["content_sha256"] or int(shard.attrs["index_start"]) != entry["index_start"]:
-                raise ChecksumError(f"{f}: does not match its manifest entry (hash or position); the file was replaced or altered, regenerate the dataset")
+            _check_entry(f, shard.attrs, manifest, manifest["shards"][i])
         if first is None:
             first = shard.attrs
         elif (shard.attrs["task"], shard.attrs["split"], shard.attrs["seed"], shard.attrs["config"]) != (
@@ -100,6 +120,13 @@ def load_dataset(path: str | Path, *, verify: bool = False, images: bool = True)
         shared = shard.shared
     assert first is not None
     digest = hasher.hexdigest()
+    if manifest and hasher.count != manifest["count"]:
+        raise ChecksumError(f"{path}: the shards hold {hasher.count} items, the manifest says {manifest['count']}; regenerate the dataset")
+    if verify and manifest and "source" in manifest:
+        from .generation import get_generator
+
+        if manifest["source"] != get_generator(first["task"]).source_info(first["config"]):
+            raise ChecksumError(f"{path}: the manifest's source does not match the shards' config; regenerate the dataset")
     if manifest and digest != manifest["content_sha256"]:
         raise ChecksumError(f"{path}: dataset hash {digest[:12]}... does not match the manifest's {manifest['content_sha256'][:12]}...; regenerate the dataset")
     stored = np.concatenate(image_parts) if image_parts and len(image_parts) == len(files) else None

@@ -314,17 +314,63 @@ def read_shard(path: Path, *, verify: bool = False, derived: bool = True) -> Sha
     return Shard(path=path, attrs=attrs, items=items, shared=shared, derived=der)
 
 
+DATASET_FORMAT = "srm-bench-dataset"
+
+
+def _int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 def read_manifest(directory: Path) -> dict[str, Any]:
-    path = Path(directory) / MANIFEST
+    """The manifest of a dataset directory, checked for shape: every field of the right type,
+    shards contiguous from 0 and adding up to ``count``, each shard a plain file name inside
+    the directory (never a path that leads out of it).
+
+    Raises:
+        SrmBenchError: one line naming the first problem.
+    """
+    directory = Path(directory)
+    path = directory / MANIFEST
     if not path.exists():
         raise SrmBenchError(f"{directory}: no {MANIFEST}; is this a dataset made by 'srm-bench generate'?")
+    bad = f"{path}: {{}}; regenerate the dataset"
     try:
         manifest = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise SrmBenchError(f"{path}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
+    except (OSError, UnicodeDecodeError, RecursionError, ValueError) as exc:
+        raise SrmBenchError(bad.format(f"unreadable manifest ({type(exc).__name__})")) from None
+    if not isinstance(manifest, dict):
+        raise SrmBenchError(bad.format("the manifest is not a JSON object"))
     for key in ("task", "split", "seed", "count", "content_sha256", "shards"):
         if key not in manifest:
-            raise SrmBenchError(f"{path}: manifest lacks {key!r}; regenerate the dataset")
+            raise SrmBenchError(bad.format(f"manifest lacks {key!r}"))
+    for key, ok in (("task", str), ("split", str), ("content_sha256", str), ("seed", int), ("count", int),
+                    ("shards", list)):
+        v = manifest[key]
+        if not isinstance(v, ok) or isinstance(v, bool):
+            raise SrmBenchError(bad.format(f"manifest field {key!r} has the wrong type ({type(v).__name__})"))
+    if manifest.get("format", DATASET_FORMAT) != DATASET_FORMAT:
+        raise SrmBenchError(bad.format(f"manifest format is {manifest.get('format')!r}, not {DATASET_FORMAT!r}"))
+    version = manifest.get("format_version", 1)
+    if not _int(version) or not 1 <= version <= FORMAT_VERSION:
+        raise SrmBenchError(bad.format(f"manifest format_version {version!r} is not one this srm-bench reads ({FORMAT_VERSION})"))
+    if not manifest["shards"]:
+        raise SrmBenchError(bad.format("the manifest lists no shards"))
+    expected = 0
+    root = directory.resolve()
+    for i, entry in enumerate(manifest["shards"]):
+        if not isinstance(entry, dict) or not all(k in entry for k in ("file", "index_start", "count", "content_sha256")):
+            raise SrmBenchError(bad.format(f"shard entry {i} lacks file, index_start, count or content_sha256"))
+        file = entry["file"]
+        if (not isinstance(file, str) or file in ("", ".", "..") or Path(file).name != file or "\\" in file
+                or not (directory / file).resolve().parent == root):
+            raise SrmBenchError(bad.format(f"shard entry {i} names {file!r}, which is not a file in the dataset directory"))
+        if not (_int(entry["index_start"]) and _int(entry["count"])) or entry["index_start"] != expected or entry["count"] < 1:
+            raise SrmBenchError(bad.format(f"shard entry {i} ({file}) does not continue at item {expected}"))
+        expected += entry["count"]
+    if expected != manifest["count"]:
+        raise SrmBenchError(bad.format(f"the shards hold {expected} items, the manifest says {manifest['count']}"))
     return manifest
 
 

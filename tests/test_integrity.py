@@ -395,3 +395,85 @@ def test_case12_ctrl_c_is_one_line_exit_130_and_workers_die(tmp_path):
             pass
         assert state in ("gone", "Z", "X"), f"worker {pid} still running ({state})"
     assert not list(out.glob(".*.tmp"))
+
+
+# ------------------------------------------------------------------ case 13: verify
+
+
+@pytest.fixture(scope="module")
+def small_ds(tmp_path_factory):
+    return srm_bench.generate("sudoku", "easy", n=20, shard_size=10, out=tmp_path_factory.mktemp("v") / "d",
+                              progress=False)
+
+
+def _set(path, value):
+    def edit(m):
+        obj = m
+        for k in path[:-1]:
+            obj = obj[k]
+        obj[path[-1]] = value
+        return m
+    return edit
+
+
+MANIFEST_EDITS = {
+    "task": (_set(["task"], "even-pixels"), "task does not match"),
+    "split": (_set(["split"], "hard"), "split does not match"),
+    "seed": (_set(["seed"], 7), "seed does not match"),
+    "count": (_set(["count"], 21), "the manifest says 21"),
+    "config": (_set(["config", "split"], "medium"), "config does not match"),
+    "source": (_set(["source"], {"digits": "elsewhere"}), "source does not match"),
+    "format_version": (_set(["format_version"], 2), "format_version 2"),
+    "task_version": (_set(["task_version"], 9), "task_version does not match"),
+    "shard count": (_set(["shards", 1, "count"], 11), "the manifest says 20"),
+    "shard derived hash": (_set(["shards", 0, "derived_sha256", "images"], "0" * 64), "derived_sha256 does not match"),
+    "no shards": (_set(["shards"], []), "lists no shards"),
+    "shards a string": (_set(["shards"], "abc"), "'shards' has the wrong type"),
+    "shard without file": (lambda m: {**m, "shards": [{k: v for k, v in e.items() if k != "file"} for e in m["shards"]]},
+                           "lacks file"),
+    "path out of the directory": (_set(["shards", 0, "file"], "../../x.h5"), "not a file in the dataset directory"),
+    "absolute path": (_set(["shards", 0, "file"], "/etc/passwd"), "not a file in the dataset directory"),
+    "not an object": (lambda m: [m], "not a JSON object"),
+    "seed a string": (_set(["seed"], "0"), "'seed' has the wrong type"),
+}
+
+
+@pytest.mark.parametrize("case", list(MANIFEST_EDITS))
+def test_case13_verify_catches_every_manifest_edit(small_ds, tmp_path, case):
+    import shutil
+
+    from click.testing import CliRunner
+
+    from srm_bench.cli import cli
+
+    edit, message = MANIFEST_EDITS[case]
+    d = tmp_path / "d"
+    shutil.copytree(small_ds, d)
+    m = json.loads((d / "manifest.json").read_text())
+    (d / "manifest.json").write_text(json.dumps(edit(m)))
+    res = CliRunner().invoke(cli, ["verify", str(d)])
+    assert res.exit_code == 1 and isinstance(res.exception, SrmBenchError), res.output
+    assert message in str(res.exception) and "\n" not in str(res.exception)
+    info = CliRunner().invoke(cli, ["info", str(d)])  # info never reports what the shards are not
+    assert info.exit_code == 0 or isinstance(info.exception, SrmBenchError)
+
+
+def test_case13_verify_reports_extra_and_missing_files(small_ds, tmp_path):
+    import shutil
+
+    from click.testing import CliRunner
+
+    from srm_bench.cli import cli
+
+    d = tmp_path / "d"
+    shutil.copytree(small_ds, d)
+    (d / "notes.txt").write_text("mine")
+    res = CliRunner().invoke(cli, ["verify", str(d)])
+    assert res.exit_code == 0 and "warning: 1 file(s) that are not part of the dataset: notes.txt" in res.output
+    shutil.copy(d / "sudoku-easy-00000.h5", d / "sudoku-easy-00007.h5")
+    res = CliRunner().invoke(cli, ["verify", str(d)])
+    assert res.exit_code == 1 and "shard file(s) not in the manifest (sudoku-easy-00007.h5)" in str(res.exception)
+    (d / "sudoku-easy-00000.h5").unlink()
+    (d / "sudoku-easy-00001.h5").unlink()
+    res = CliRunner().invoke(cli, ["verify", str(d)])
+    assert res.exit_code == 1 and "2 shard(s) listed in the manifest are missing" in str(res.exception)
