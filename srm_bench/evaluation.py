@@ -147,6 +147,9 @@ def evaluate(
     """
     path = Path(path)
     t0 = time.perf_counter()
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise SrmBenchError(f"--batch-size must be a whole number >= 1 (got {batch_size!r})")
+    check_device(device)
     if reference is None and path.is_dir() and (path / "manifest.json").exists():
         reference = path  # a dataset scored as samples is checked against itself
     samples = read_samples(path, _spec_from(task, path), value_range)
@@ -199,10 +202,27 @@ def evaluate(
         "per_sample_file": None,
     }
     stamp(result)
+    validate_result(result, str(path))  # e.g. a model attr without a string name: refused before anything is written
     if out is not None:
         result = _write(result, per_sample, index, Path(out))
     log.info("scored %d samples in %.2f s", n, time.perf_counter() - t0)
     return result
+
+
+def check_device(device: str) -> None:
+    """A device torch knows and this machine has; one line otherwise."""
+    if device == "cpu":
+        return
+    import torch
+
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise SrmBenchError(f"--device {device!r} is not a device torch knows; use cpu or cuda (cuda:0, ...)") from None
+    if dev.type == "cuda" and (not torch.cuda.is_available() or (dev.index or 0) >= torch.cuda.device_count()):
+        raise SrmBenchError(f"--device {device}: no such CUDA device on this machine; use --device cpu")
+    if dev.type not in ("cpu", "cuda"):
+        raise SrmBenchError(f"--device {device}: srm-bench scores on cpu or cuda only")
 
 
 def _refuse_repeated_puzzles(index: np.ndarray, path: Path) -> None:

@@ -13,6 +13,7 @@ Everything is normalised to uint8 ``(N, H, W, C)``.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,9 @@ def to_uint8(arr: np.ndarray, value_range: tuple[float, float] | None, where: st
         bad = int((~np.isfinite(arr)).any(axis=tuple(range(1, arr.ndim))).sum())
         raise SrmBenchError(f"{where}: {bad} sample(s) contain NaN or inf; fix the sampler or drop them")
     lo, hi = value_range
+    if arr.size and lo < 0 and arr.min() >= 0:  # black is -1 in [-1, 1]: no image of these tasks lacks it
+        raise SrmBenchError(f"{where}: float samples lie in [{arr.min():.3g}, {arr.max():.3g}] with nothing below 0, "
+                            "so they are not in the declared range -1,1; pass --range 0,1")
     slack = 0.01 * (hi - lo)
     if arr.min() < lo - slack or arr.max() > hi + slack:
         raise SrmBenchError(
@@ -105,12 +109,17 @@ def read_samples(path: str | Path, spec_for: Any, value_range: str | None = None
     if path.is_dir() and (path / "manifest.json").exists():
         raw, attrs, index = _read_dataset(path)
     elif path.is_dir():
-        raw, attrs, index = _read_png_dir(path), {}, None
+        raw, attrs, index = _read_png_dir(path, spec_for({}).image_shape[2]), {}, None
     elif path.suffix == ".npz":
         raw, attrs, index = _read_npz(path)
     else:
         raw, attrs, index = _read_h5(path)
+    for key in ("task", "split", "range", "dataset_sha256"):
+        if attrs.get(key) is not None and not isinstance(attrs[key], str):
+            raise SrmBenchError(f"{path}: attr {key!r} must be a string (got {attrs[key]!r}); fix the attr or drop it")
     spec = spec_for(attrs)
+    if raw.ndim == 0 or raw.shape[0] == 0:
+        raise SrmBenchError(f"{path}: holds no samples")
     rng = parse_range(value_range) if value_range is not None else parse_range(attrs.get("range"))
     images = to_nhwc(to_uint8(raw, rng, str(path)), spec, str(path))
     if index is not None:
@@ -141,39 +150,86 @@ def _read_h5(path: Path) -> tuple[np.ndarray, dict[str, Any], np.ndarray | None]
         key = "samples" if "samples" in f else ("images" if "images" in f else None)
         if key is None:
             raise SrmBenchError(f"{path}: no 'samples' dataset; an srm-bench dataset directory is scored with its own solutions via 'srm-bench evaluate DIR --reference DIR'")
+        for name in (key, "index"):
+            if name in f and not isinstance(f[name], h5py.Dataset):
+                raise SrmBenchError(f"{path}: '{name}' is an HDF5 group, not an array; store the samples as a dataset")
+        check_fits_in_memory(f[key].shape, f[key].dtype, path)
         try:
             raw = f[key][()]
             index = f["index"][()] if "index" in f else None
-        except OSError as exc:
-            raise SrmBenchError(f"{path}: damaged or truncated ({exc})") from None
-        attrs = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in f.attrs.items()}
+        except (OSError, TypeError, ValueError) as exc:
+            raise SrmBenchError(f"{path}: damaged, truncated or of an unreadable type ({str(exc).splitlines()[0]})") from None
+        try:
+            attrs = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in f.attrs.items()}
+        except (OSError, TypeError, ValueError) as exc:
+            raise SrmBenchError(f"{path}: attrs cannot be read ({str(exc).splitlines()[0]})") from None
     for k, v in list(attrs.items()):
         if isinstance(v, bytes):
-            attrs[k] = v.decode()
-    if isinstance(attrs.get("model"), str):
-        try:
-            attrs["model"] = json.loads(attrs["model"])
-        except json.JSONDecodeError:
-            raise SrmBenchError(f"{path}: attr 'model' is not valid JSON") from None
+            try:
+                attrs[k] = v.decode()
+            except UnicodeDecodeError:
+                raise SrmBenchError(f"{path}: attr {k!r} is not UTF-8 text") from None
+    for k in ("model", "source"):
+        if isinstance(attrs.get(k), str):
+            try:
+                attrs[k] = json.loads(attrs[k])
+            except (json.JSONDecodeError, RecursionError):
+                raise SrmBenchError(f"{path}: attr {k!r} is not valid JSON") from None
+        if attrs.get(k) is not None and not isinstance(attrs[k], dict):
+            raise SrmBenchError(f"{path}: attr {k!r} must be a JSON object (got {type(attrs[k]).__name__})")
     return raw, attrs, index
 
 
-def _read_npz(path: Path) -> tuple[np.ndarray, dict[str, Any], np.ndarray | None]:
+def check_fits_in_memory(shape: tuple[int, ...], dtype: Any, where: str | Path) -> None:
+    """Refuse to read an array whose declared size exceeds half the memory available now
+    (a 6 KB file can declare terabytes of samples)."""
+    nbytes = int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize
+    available = _available_memory()
+    if available is not None and nbytes > available // 2:
+        raise SrmBenchError(f"{where}: declares samples of shape {tuple(shape)} ({nbytes / 2**30:.1f} GiB), more than this "
+                            f"machine can hold ({available / 2**30:.1f} GiB available); score them in smaller files")
+
+
+def _available_memory() -> int | None:
     try:
-        with np.load(path, allow_pickle=False) as z:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _read_npz(path: Path) -> tuple[np.ndarray, dict[str, Any], np.ndarray | None]:
+    import zipfile
+
+    try:
+        z = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise SrmBenchError(f"{path}: not a readable .npz ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+    if not isinstance(z, np.lib.npyio.NpzFile):
+        raise SrmBenchError(f"{path}: is a .npy array, not an .npz archive; save it with np.savez(path, arr_0=samples)")
+    try:
+        with z:
             if "arr_0" not in z:
                 raise SrmBenchError(f"{path}: .npz must hold the samples as 'arr_0' (found {', '.join(z.files) or 'nothing'})")
             raw = z["arr_0"]
             index = z["index"] if "index" in z else None
-    except (OSError, ValueError) as exc:
-        raise SrmBenchError(f"{path}: not a readable .npz ({exc})") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise SrmBenchError(f"{path}: not a readable .npz ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
     return raw, {}, index
 
 
 _PNG_NAME = re.compile(r"^(\d+)\.png$", re.IGNORECASE)
 
 
-def _read_png_dir(path: Path) -> np.ndarray:
+def _read_png_dir(path: Path, channels: int) -> np.ndarray:
+    """The PNGs as one array; palette and 1-bit images are expanded to their colours
+    (their raw values are palette indices, not pixels)."""
     from PIL import Image
 
     files = sorted(((int(m.group(1)), p) for p in path.iterdir() if (m := _PNG_NAME.match(p.name))))
@@ -186,6 +242,8 @@ def _read_png_dir(path: Path) -> np.ndarray:
     for _, p in files:
         try:
             with Image.open(p) as im:
+                if im.mode in ("P", "PA", "1"):
+                    im = im.convert("L" if channels == 1 else "RGB")
                 arrays.append(np.asarray(im))
         except OSError as exc:
             raise SrmBenchError(f"{p}: not a readable PNG ({exc})") from None

@@ -477,3 +477,83 @@ def test_case13_verify_reports_extra_and_missing_files(small_ds, tmp_path):
     (d / "sudoku-easy-00001.h5").unlink()
     res = CliRunner().invoke(cli, ["verify", str(d)])
     assert res.exit_code == 1 and "2 shard(s) listed in the manifest are missing" in str(res.exception)
+
+
+# ------------------------------------------------------------------ cases 7 and 10: evaluate's bad inputs
+
+
+def _h5(path, arr=None, group=False, shape=None, **attrs):
+    import h5py
+
+    with h5py.File(path, "w") as f:
+        if group:
+            f.create_group("samples")
+        elif shape is not None:
+            f.create_dataset("samples", shape=shape, dtype=np.uint8, chunks=(1,) + shape[1:], compression="gzip")
+        else:
+            f.create_dataset("samples", data=arr)
+        for k, v in attrs.items():
+            f.attrs[k] = v
+    return path
+
+
+EP = dict(task="even-pixels", split="test")
+EP_IMG = np.zeros((2, 32, 32, 3), np.uint8)
+
+
+def _npy_as_npz(p):
+    np.save(p.with_suffix(".npy"), EP_IMG)
+    p.with_suffix(".npy").rename(p)
+    return p
+
+
+BAD_EVALUATE = {
+    "zero float samples": (lambda p: _h5(p, np.zeros((0, 32, 32, 3), np.float32), range="0,1", **EP), [], "holds no samples"),
+    "attr task=5": (lambda p: _h5(p, EP_IMG, task=5, split="test"), [], "attr 'task' must be a string"),
+    "model name 123": (lambda p: _h5(p, EP_IMG, model=json.dumps({"name": 123}), dataset_sha256="ab" * 32, **EP), [],
+                       "non-empty string 'name'"),
+    "samples a group": (lambda p: _h5(p, group=True, **EP), [], "is an HDF5 group"),
+    "declares 11.8 GiB": (lambda p: _h5(p, shape=(200000, 252, 252), task="sudoku", split="hard"), [],
+                          "more than this machine can hold"),
+    "npy renamed npz": (lambda p: _npy_as_npz(p.with_suffix(".npz")), ["-t", "even-pixels", "-s", "test"],
+                        "not an .npz archive"),
+    "zip garbage npz": (lambda p: (p.with_suffix(".npz").write_bytes(b"PK\x03\x04" + bytes(100)), p.with_suffix(".npz"))[1],
+                        ["-t", "even-pixels", "-s", "test"], "not a readable .npz"),
+    "source not JSON": (lambda p: _h5(p, EP_IMG, dataset_sha256="ab" * 32, source="foreign", **EP), [], "attr 'source'"),
+    "source a list": (lambda p: _h5(p, EP_IMG, dataset_sha256="ab" * 32, source="[1]", **EP), [], "attr 'source' must be"),
+    "device bogus": (lambda p: _h5(p, EP_IMG, **EP), ["--device", "bogus"], "not a device torch knows"),
+    "device cuda:99": (lambda p: _h5(p, EP_IMG, **EP), ["--device", "cuda:99"], "no such CUDA device"),
+    "batch size 0": (lambda p: _h5(p, EP_IMG, **EP), ["--batch-size", "0"], "--batch-size must be"),
+    "batch size -4": (lambda p: _h5(p, EP_IMG, **EP), ["--batch-size", "-4"], "--batch-size must be"),
+    "floats of [0, 1] declared -1,1": (lambda p: _h5(p, np.full((2, 32, 32, 3), 0.5, np.float32), range="-1,1", **EP), [],
+                                       "pass --range 0,1"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_EVALUATE))
+def test_case7_case10_bad_inputs_give_one_line_and_no_file(tmp_path, case):
+    from click.testing import CliRunner
+
+    from srm_bench.cli import cli
+
+    make, args, message = BAD_EVALUATE[case]
+    path = make(tmp_path / "s.h5")
+    res = CliRunner().invoke(cli, ["evaluate", str(path), "--out", str(tmp_path / "r"), *args])
+    assert isinstance(res.exception, SrmBenchError), (res.output, res.exception)
+    assert message in str(res.exception) and "\n" not in str(res.exception)
+    assert not (tmp_path / "r").exists()
+
+
+def test_case10_palette_pngs_are_read_as_their_colours(easy_small, easy_ds, tmp_path):
+    from PIL import Image
+
+    pngs = tmp_path / "png"
+    pngs.mkdir()
+    images = easy_ds.images()
+    for i, im in enumerate(images):  # an adaptive palette: the stored indices are not the grey levels
+        Image.fromarray(im[..., 0]).convert("RGB").convert("P", palette=Image.Palette.ADAPTIVE, colors=256).save(pngs / f"{i}.png")
+    first = Image.open(pngs / "0.png")
+    assert first.mode == "P" and not np.array_equal(np.asarray(first), images[0, ..., 0])
+    assert np.array_equal(np.asarray(first.convert("L")), images[0, ..., 0])
+    res = evaluation.evaluate(pngs, task="sudoku", split="easy", reference=easy_small, out=None)
+    assert res["metrics"]["accuracy"]["value"] == 1.0
