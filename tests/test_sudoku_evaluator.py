@@ -130,7 +130,7 @@ def test_broken_samples_score_exact_l1(easy_small, tmp_path) -> None:
 
 def test_index_selects_puzzles(easy_small, tmp_path) -> None:
     ds = srm_bench.load_dataset(easy_small)
-    idx = np.array([5, 5, 17, 59])
+    idx = np.array([5, 11, 17, 59])  # each puzzle once: repeats are refused (issue 13)
     path = write_samples(tmp_path / "s.h5", ds.images(idx), task="sudoku", split="easy",
                          dataset_sha256=ds.content_sha256, index=idx)
     res = srm_bench.evaluate(path, reference=easy_small, out=None)
