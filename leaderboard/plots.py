@@ -205,7 +205,7 @@ def plot_samples(result_path: str | Path, out: str | Path, *, samples_path: str 
     from srm_bench.registry import get_task
     from srm_bench.results import load_result
     from srm_bench.samples import read_samples
-    from srm_bench.shards import array_sha256
+    from srm_bench.evaluation import samples_sha256
 
     result_path = Path(result_path)
     result = load_result(result_path)
@@ -239,7 +239,7 @@ def plot_samples(result_path: str | Path, out: str | Path, *, samples_path: str 
     spec = get_task(result["task"])
     samples = read_samples(src, lambda attrs: spec, (result.get("config") or {}).get("value_range"))
     want = (result.get("samples") or {}).get("sha256")
-    if want and array_sha256(samples.images) != want:
+    if want and samples_sha256(samples.images, samples.index) != want:
         raise SrmBenchError(f"{src}: these are not the samples {result_path.name} scored (hash differs); pass the right --samples")
     if len(per) != samples.images.shape[0]:
         raise SrmBenchError(f"{csv}: {len(per)} rows but {samples.images.shape[0]} samples")

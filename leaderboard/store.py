@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -128,6 +129,12 @@ def _metric_values(res: Mapping[str, Any]) -> dict[str, float]:
     return {k: float(m["value"]) for k, m in res["metrics"].items()}
 
 
+def _same_figures(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
+    """The same metrics with the same values, up to float noise between machines (a mean of
+    classifier confidences moves in its 6th decimal with the BLAS build)."""
+    return a.keys() == b.keys() and all(math.isclose(a[k], b[k], rel_tol=1e-5, abs_tol=1e-9) for k in a)
+
+
 def _within(path: Path, folder: Path | None) -> bool:
     if folder is None:
         return False
@@ -191,7 +198,7 @@ def check_entry(res: Result, name: str, path: Path, backing: Mapping[str, Mappin
                             "use 'user'")
     if provenance in ("baseline", "oracle") and not _within(path, checkout_results_dir()):
         backed = backing.get(json.dumps(_identity_key(res), default=str))
-        if backed is None or backed != _metric_values(res):
+        if backed is None or not _same_figures(backed, _metric_values(res)):
             raise SrmBenchError(f"{name}: provenance {provenance!r} is only for results committed under leaderboard/results/ "
                                 "(or identical to one); use 'user'")
     if provenance != "paper":
@@ -297,7 +304,7 @@ def load_entries(dirs: Iterable[str | Path], problems: list[str] | None = None) 
             if key in seen:
                 k = seen[key]
                 other = entries[k]
-                if _metric_values(other.result) == _metric_values(res):
+                if _same_figures(_metric_values(other.result), _metric_values(res)):
                     refuse(f"{name}: skipped, duplicate of {other.path}")
                     continue
                 # Same samples, other figures: one of them is wrong. A committed or paper result stands;
