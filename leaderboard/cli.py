@@ -73,10 +73,8 @@ def leaderboard(task: str | None, results: tuple[Path, ...], fmt: str, appendix:
 
         from .store import default_dirs, load_entries
 
-        problems: list[str] = []
+        problems: list[str] = []  # each one is also a warning line on stderr
         entries = load_entries(default_dirs(results, paper=not no_paper, checkout=not no_committed), problems)
-        for line in problems:
-            click.echo(line)
         if problems:
             raise SrmBenchError(f"{len(problems)} of {len(problems) + len(entries)} result(s) failed the checks (listed above)")
         click.echo(f"{len(entries)} result(s) checked: every result passes")

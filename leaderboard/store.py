@@ -263,14 +263,15 @@ def load_entries(dirs: Iterable[str | Path], problems: list[str] | None = None) 
 
     Args:
         dirs: folders (searched recursively for ``*.json``) or single JSON files.
-        problems: if given, every warning line is also appended here (``--verify``).
+        problems: if given, every refusal is also appended here (``--verify``); duplicates
+            are warned about but are not problems.
 
     Returns:
         The valid entries, in file order.
     """
-    def refuse(message: str) -> None:
+    def refuse(message: str, failed: bool = True) -> None:
         log.warning("%s", message)
-        if problems is not None:
+        if problems is not None and failed:
             problems.append(message)
 
     entries: list[Entry] = []
@@ -305,7 +306,7 @@ def load_entries(dirs: Iterable[str | Path], problems: list[str] | None = None) 
                 k = seen[key]
                 other = entries[k]
                 if _same_figures(_metric_values(other.result), _metric_values(res)):
-                    refuse(f"{name}: skipped, duplicate of {other.path}")
+                    refuse(f"{name}: skipped, duplicate of {other.path}", failed=False)
                     continue
                 # Same samples, other figures: one of them is wrong. A committed or paper result stands;
                 # otherwise neither is shown.

@@ -239,9 +239,17 @@ def test_case2_leaderboard_verify(tmp_path):
     d = tmp_path / "res"
     _honest(d, "b", [True] * 10 + [False] * 90)
     (d / "b.json").write_text(json.dumps(_forge(json.loads((d / "b.json").read_text()), value=0.9, ci95=[0.8, 0.95])))
+    import shutil
+
+    _honest(d, "e", [True] * 50 + [False] * 50)
+    shutil.copy(d / "e.json", d / "f.json")  # a duplicate is warned about, not a failure
     bad = runner.invoke(cli, ["leaderboard", "--verify", "-r", str(d), "--no-committed", "--no-paper"])
-    assert bad.exit_code == 1
-    assert "b.json" in bad.output and "1 of 1 result(s) failed" in str(bad.exception)
+    assert bad.exit_code == 1 and "1 of 2 result(s) failed" in str(bad.exception)
+    problems: list[str] = []
+    from srm_bench.leaderboard.store import load_entries
+
+    load_entries([d], problems)
+    assert len(problems) == 1 and "b.json" in problems[0]
 
 
 def test_case3_an_ignored_puzzle_cannot_top_the_sudoku_table(tmp_path):
