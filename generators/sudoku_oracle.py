@@ -90,12 +90,14 @@ def run_oracle(ds: Dataset, strategy: str, seed: int = 0, progress: bool = False
 @click.command("sudoku")
 @click.option("--strategy", type=click.Choice(STRATEGIES), required=True, help="How the next cell is chosen.")
 @click.option("--split", "-s", type=click.Choice(["easy", "medium", "hard"]), required=True)
-@click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="Samples HDF5 to write.")
+@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+              help="Samples HDF5 to write [default: oracle-STRATEGY-SPLIT.h5].")
 @click.option("--reference", type=click.Path(path_type=Path), default=None,
               help="Puzzle set [default: the canonical test set of --split].")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.pass_context
-def oracle_command(ctx: click.Context, strategy: str, split: str, out: Path, reference: Path | None, seed: int) -> None:
+def oracle_command(ctx: click.Context, strategy: str, split: str, out: Path | None, reference: Path | None,
+                   seed: int) -> None:
     """Fill each puzzle's masked cells with a discrete oracle and render it with pool digits.
 
     \b
@@ -108,6 +110,7 @@ def oracle_command(ctx: click.Context, strategy: str, split: str, out: Path, ref
     from srm_bench.samples import write_samples
 
     progress = progress_enabled(ctx)
+    out = out if out is not None else Path(f"oracle-{strategy}-{split}.h5")
     if out.exists():
         raise SrmBenchError(f"{out}: exists; choose another -o or delete it")
     ds = load_dataset(reference) if reference else canonical_dataset("sudoku", split, progress=progress)

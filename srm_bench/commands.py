@@ -44,12 +44,12 @@ def _generate_command(task: str) -> click.Command:
 
     @click.pass_context
     def run(ctx: click.Context, split: str, n: int | None, seed: int, out: Path | None, no_images: bool,
-            images: bool, workers: int, shard_size: int | None, overwrite: bool, **options: Any) -> None:
+            images: bool, workers: int, shard_size: int | None, overwrite: bool, quiet: bool, **options: Any) -> None:
         from .generation import generate
 
         flag = False if no_images else (True if images else None)
-        path = generate(task, split, n=n, seed=seed, out=out, images=flag, workers=workers,
-                        shard_size=shard_size, progress=progress_enabled(ctx), overwrite=overwrite, **options)
+        path = generate(task, split, n=n, seed=seed, out=out, images=flag, workers=workers, shard_size=shard_size,
+                        progress=progress_enabled(ctx) and not quiet, overwrite=overwrite, **options)
         manifest = json.loads((path / "manifest.json").read_text())
         click.echo(f"{path}: {manifest['count']} {task}/{split} items in {len(manifest['shards'])} shard(s)")
         click.echo(f"content sha256 {manifest['content_sha256']}")
@@ -62,8 +62,9 @@ def _generate_command(task: str) -> click.Command:
                        "note: options differ from the canonical set; this is not the canonical test set")
 
     params: list[click.Parameter] = [
-        click.Option(["--split", "-s"], type=click.Choice(spec.splits), required=True,
-                     help=f"Which split: {', '.join(spec.splits)}."),
+        click.Option(["--split", "-s"], type=click.Choice(spec.splits), required=len(spec.test_splits) != 1,
+                     default=spec.test_splits[0] if len(spec.test_splits) == 1 else None,
+                     show_default=len(spec.test_splits) == 1, help=f"Which split: {', '.join(spec.splits)}."),
         click.Option(["-n", "--count", "n"], type=int, default=None,
                      help="Number of items [default: 500 for test splits]."),
         click.Option(["--seed"], type=int, default=0, show_default=True,
@@ -78,6 +79,7 @@ def _generate_command(task: str) -> click.Command:
         click.Option(["--overwrite"], is_flag=True,
                      help="Replace a dataset of this task and split in -o made with other options (count, seed, "
                           "shard size, images); without it such a directory is refused, never shrunk."),
+        click.Option(["-q", "--quiet"], is_flag=True, help="No progress bar (as 'srm-bench -q generate ...')."),
         *extra,
     ]
     return click.Command(
@@ -155,6 +157,20 @@ def info(file: Path) -> None:
 
     if not file.exists():
         raise SrmBenchError(f"{file}: no such file or directory")
+    if file.suffix == ".npz" and file.is_file():
+        import zipfile
+
+        import numpy as np
+
+        try:
+            with np.load(file, allow_pickle=False) as z:
+                click.echo(f"npz       {file} ({len(z.files)} array(s))")
+                for name in z.files:
+                    arr = z[name]
+                    click.echo(f"  {name:<24} {arr.dtype} {arr.shape}")
+        except (OSError, ValueError, EOFError, AttributeError, TypeError, zipfile.BadZipFile):
+            raise SrmBenchError(f"{file}: not a readable .npz archive (np.savez writes one)") from None
+        return
     if file.is_dir():
         m = read_manifest(file)
         click.echo(f"dataset   {m['task']}/{m['split']} (task version {m.get('task_version')}), seed {m['seed']}")

@@ -154,7 +154,7 @@ def evaluate(
         reference = path  # a dataset scored as samples is checked against itself
     samples = read_samples(path, _spec_from(task, path), value_range)
     spec = _spec_from(task, path)(samples.attrs)
-    split = split or samples.attrs.get("split")
+    split = split or samples.attrs.get("split") or (spec.test_splits[0] if len(spec.test_splits) == 1 else None)
     if not split:
         raise SrmBenchError(f"{path}: the samples do not name their split; pass --split ({', '.join(spec.test_splits)})")
     if samples.attrs.get("split") and samples.attrs["split"] != split:

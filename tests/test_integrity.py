@@ -565,3 +565,49 @@ def test_case10_palette_pngs_are_read_as_their_colours(easy_small, easy_ds, tmp_
     assert np.array_equal(np.asarray(first.convert("L")), images[0, ..., 0])
     res = evaluation.evaluate(pngs, task="sudoku", split="easy", reference=easy_small, out=None)
     assert res["metrics"]["accuracy"]["value"] == 1.0
+
+
+# ------------------------------------------------------------------ case 15 and the newcomer's list
+
+
+def test_case15_results_of_an_unknown_task_or_split_are_refused_with_a_warning(tmp_path):
+    from test_leaderboard import make_result
+
+    from srm_bench.leaderboard.store import load_entries
+
+    d = tmp_path / "res"
+    d.mkdir()
+    (d / "task.json").write_text(json.dumps(make_result(task="chess", samples_sha="1" * 64)))
+    (d / "split.json").write_text(json.dumps(make_result(split="expert", samples_sha="2" * 64)))
+    problems: list[str] = []
+    assert load_entries([d], problems) == []
+    assert "unknown task 'chess'" in problems[1] and "unknown split 'expert'" in problems[0]
+
+
+def test_newcomer_quiet_after_the_command_single_test_split_and_info_npz(tmp_path):
+    from click.testing import CliRunner
+
+    from srm_bench.cli import cli
+
+    runner = CliRunner()
+    res = runner.invoke(cli, ["generate", "even-pixels", "-n", "3", "-o", str(tmp_path / "ep"), "-q"])
+    assert res.exit_code == 0 and "even-pixels/test" in res.output, res.output  # --split defaults to the only test split
+    np.savez(tmp_path / "s.npz", arr_0=np.zeros((2, 32, 32, 3), np.uint8))
+    res = runner.invoke(cli, ["info", str(tmp_path / "s.npz")])
+    assert res.exit_code == 0 and "arr_0" in res.output and "uint8 (2, 32, 32, 3)" in res.output
+    res = runner.invoke(cli, ["evaluate", str(tmp_path / "s.npz"), "-t", "even-pixels", "--no-save", "--json",
+                              "--reference", str(tmp_path / "ep")])
+    assert isinstance(res.exception, SrmBenchError) or res.exit_code == 0, res.exception
+    assert "--split" not in str(res.exception or "")
+
+
+def test_newcomer_oracle_has_a_default_output(easy_small, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from srm_bench.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(cli, ["oracle", "sudoku", "--strategy", "greedy", "--split", "easy",
+                                   "--reference", str(easy_small)])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "oracle-greedy-easy.h5").is_file()
