@@ -87,7 +87,14 @@ def leaderboard(task: str | None, results: tuple[Path, ...], fmt: str, appendix:
 
 @click.group("plot")
 def plot() -> None:
-    """Figures from the results: accuracy per difficulty, accuracy vs overlap, sample grids (PNG)."""
+    """Figures from the results: accuracy per difficulty, accuracy vs overlap, sample grids (PNG).
+
+    \b
+    Examples:
+      srm-bench plot difficulty --task sudoku -r results/ -o acc.png
+      srm-bench plot overlap --task even-pixels -r results/ -o overlap.png
+      srm-bench plot samples results/RESULT.json --which failed -o failed.png
+    """
 
 
 @plot.command("difficulty")
@@ -99,7 +106,10 @@ def plot() -> None:
 @click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="PNG to write.")
 def plot_difficulty_cmd(task: str, metric: str, results: tuple[Path, ...], no_paper: bool, no_committed: bool,
                         out: Path) -> None:
-    """Accuracy per difficulty, one bar per model and sampler, with 95% error bars."""
+    """Accuracy per difficulty, one bar per model and sampler, with 95% error bars.
+
+    Example: srm-bench plot difficulty --task sudoku -r results/ -o acc.png
+    """
     from .plots import plot_difficulty
 
     click.echo(f"wrote {plot_difficulty(_frame(results, no_paper, no_committed), task, out, metric=metric, paper=not no_paper)}")
@@ -114,7 +124,10 @@ def plot_difficulty_cmd(task: str, metric: str, results: tuple[Path, ...], no_pa
 @click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="PNG to write.")
 def plot_overlap_cmd(task: str, split: str | None, metric: str, results: tuple[Path, ...], no_committed: bool,
                      out: Path) -> None:
-    """Accuracy vs overlap per order (the paper's Figure 6), from results that record sampler.overlap."""
+    """Accuracy vs overlap per order (the paper's Figure 6), from results that record sampler.overlap.
+
+    Example: srm-bench plot overlap --task even-pixels -r results/ -o overlap.png
+    """
     from .plots import plot_overlap
 
     click.echo(f"wrote {plot_overlap(_frame(results, True, no_committed), task, out, metric=metric, split=split)}")
@@ -129,7 +142,10 @@ def plot_overlap_cmd(task: str, split: str | None, metric: str, results: tuple[P
 @click.option("--columns", type=int, default=4, show_default=True, help="Images per row.")
 @click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="PNG to write.")
 def plot_samples_cmd(result: Path, samples_path: Path | None, count: int, which: str, columns: int, out: Path) -> None:
-    """A grid of samples with each one's verdict from the per-sample CSV (Sudoku: broken cells in red)."""
+    """A grid of samples with each one's verdict from the per-sample CSV (Sudoku: broken cells in red).
+
+    Example: srm-bench plot samples results/RESULT.json --which failed -o failed.png
+    """
     from .plots import plot_samples
 
     click.echo(f"wrote {plot_samples(result, out, samples_path=samples_path, count=count, which=which, columns=columns)}")

@@ -246,7 +246,10 @@ def verify(directory: Path) -> None:
 @click.group(cls=TaskGroup, tasks=lambda: ["sudoku"],
              factory=lambda t: importlib.import_module("srm_bench.generators.sudoku_oracle").oracle_command)
 def oracle() -> None:
-    """Discrete oracle solvers, scored like any model (the grey rows of the paper's Table 1)."""
+    """Discrete oracle solvers, scored like any model (the grey rows of the paper's Table 1).
+
+    Example: srm-bench oracle sudoku --strategy greedy --split hard   # writes oracle-greedy-hard.h5
+    """
 
 
 def _train_evaluator_tasks() -> list[str]:
@@ -263,4 +266,7 @@ def _train_evaluator_tasks() -> list[str]:
 @click.group(cls=TaskGroup, tasks=_train_evaluator_tasks,
              factory=lambda t: get_task(t).evaluator_module().train_command)
 def train_evaluator() -> None:
-    """Train an evaluator's classifier (the shipped weights come from this command)."""
+    """Train an evaluator's classifier (the shipped weights come from this command).
+
+    Example: srm-bench train-evaluator counting-stars -o evaluators/weights
+    """

@@ -611,3 +611,15 @@ def test_newcomer_oracle_has_a_default_output(easy_small, tmp_path, monkeypatch)
                                    "--reference", str(easy_small)])
     assert res.exit_code == 0, res.output
     assert (tmp_path / "oracle-greedy-easy.h5").is_file()
+
+
+@pytest.mark.parametrize("command", [["generate"], ["evaluate"], ["info"], ["verify"], ["oracle"], ["oracle", "sudoku"],
+                                     ["train-evaluator"], ["leaderboard"], ["plot"], ["plot", "difficulty"],
+                                     ["plot", "overlap"], ["plot", "samples"]])
+def test_newcomer_every_command_help_has_an_example(command):
+    from click.testing import CliRunner
+
+    from srm_bench.cli import cli
+
+    res = CliRunner().invoke(cli, [*command, "--help"])
+    assert res.exit_code == 0 and "Example" in res.output, res.output
