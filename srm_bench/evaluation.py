@@ -202,7 +202,7 @@ def evaluate(
         "per_sample_file": None,
     }
     stamp(result)
-    validate_result(result, str(path))  # e.g. a model attr without a string name: refused before anything is written
+    validate_result(result, str(path))  # e.g. a bad provenance or model name: refused before any file is made
     if out is not None:
         result = _write(result, per_sample, index, Path(out))
     log.info("scored %d samples in %.2f s", n, time.perf_counter() - t0)
@@ -271,7 +271,6 @@ def _write(result: Result, per_sample: dict[str, np.ndarray], index: np.ndarray 
 
     import pandas as pd
 
-    validate_result(result, "result")  # a bad model attr (e.g. provenance) fails before any file is made
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
