@@ -218,11 +218,24 @@ def _read_npz(path: Path) -> tuple[np.ndarray, dict[str, Any], np.ndarray | None
         with z:
             if "arr_0" not in z:
                 raise SrmBenchError(f"{path}: .npz must hold the samples as 'arr_0' (found {', '.join(z.files) or 'nothing'})")
+            _check_npz_member_size(z, "arr_0", path)
             raw = z["arr_0"]
             index = z["index"] if "index" in z else None
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise SrmBenchError(f"{path}: not a readable .npz ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
     return raw, {}, index
+
+
+def _check_npz_member_size(z: Any, name: str, path: Path) -> None:
+    """Read the shape an .npz member declares in its header, before numpy allocates it."""
+    member = f"{name}.npy" if f"{name}.npy" in z.zip.namelist() else name
+    with z.zip.open(member) as f:
+        version = np.lib.format.read_magic(f)
+        read = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+        if read is None:  # a newer header layout: numpy checks it when loading
+            return
+        shape, _, dtype = read(f)
+    check_fits_in_memory(shape, dtype, path)
 
 
 _PNG_NAME = re.compile(r"^(\d+)\.png$", re.IGNORECASE)

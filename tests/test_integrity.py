@@ -623,3 +623,21 @@ def test_newcomer_every_command_help_has_an_example(command):
 
     res = CliRunner().invoke(cli, [*command, "--help"])
     assert res.exit_code == 0 and "Example" in res.output, res.output
+
+
+def test_case7_an_npz_declaring_terabytes_is_refused_before_reading(tmp_path):
+    import zipfile
+
+    from srm_bench.samples import read_samples
+    from srm_bench.registry import get_task
+
+    header = tmp_path / "h.npy"
+    with open(header, "wb") as f:  # a valid header declaring 10^7 Sudoku images, and no data
+        np.lib.format.write_array_header_1_0(f, {"descr": "|u1", "fortran_order": False, "shape": (10**7, 252, 252)})
+    path = tmp_path / "s.npz"
+    with zipfile.ZipFile(path, "w") as z:
+        z.write(header, "arr_0.npy")
+    with pytest.raises(SrmBenchError, match="more than this machine can hold"):
+        read_samples(path, lambda attrs: get_task("sudoku"))
+    np.savez(tmp_path / "ok.npz", arr_0=np.zeros((1, 252, 252), np.uint8))
+    assert read_samples(tmp_path / "ok.npz", lambda attrs: get_task("sudoku")).images.shape == (1, 252, 252, 1)
