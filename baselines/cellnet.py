@@ -1,0 +1,181 @@
+"""CellNet: a denoiser whose structure follows the task's spatial variables.
+
+Each variable (a Sudoku cell: one 28x28 patch) is drawn by a small convolutional UNet that
+sees only that patch, and the variables reason together through a transformer with one
+token per variable. The split mirrors the task: drawing a digit is local, the Sudoku rules
+relate whole cells. So the transformer works on 81 tokens (cheap attention) while the
+convolutions keep full resolution for the drawing (sharp digits, where a linear
+token-to-pixels head gives soft ones).
+
+Per variable: conv encoder (one residual block per level, stride-2 downsampling) to a
+``s x s`` feature map; flattened and projected to a token; ``depth`` adaLN-Zero transformer
+blocks (each token modulated by its own noise level, as in the DiT); the token projected
+back and added to the bottom feature map; a decoder with skip connections back to the
+patch. Residual blocks add the patch's noise-level embedding as a bias before their second
+GroupNorm, as the UNet does with its per-pixel map.
+
+Outputs as every denoiser here: mean and v per pixel, and the per-variable log-variance
+(the predicted uncertainty), read from the token by a zero-initialised linear head.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from srm_bench.errors import SrmBenchError
+
+from .dit import DiTBlock, modulate
+from .unet import DenoiserOutput, ResBlock, timestep_embedding, zero_module
+
+
+@dataclass(frozen=True)
+class CellNetConfig:
+    """Architecture of a :class:`CellNet` (stored in checkpoints)."""
+
+    image_size: int = 252
+    in_channels: int = 1
+    cond_channels: int = 0
+    patch_size: int = 28
+    channels: tuple[int, ...] = (32, 64, 64)
+    hidden: int = 256
+    depth: int = 8
+    heads: int = 8
+    mlp_ratio: float = 4.0
+    groups: int = 8
+    emb_channels: int = 128
+    time_channels: int = 128
+    encoder: str = "conv"  # "conv": conv UNet encoder per variable; "linear": one linear map of its pixels
+    arch: str = "cellnet"
+
+    def validate(self) -> None:
+        if self.image_size % self.patch_size:
+            raise SrmBenchError(f"image size {self.image_size} is not a multiple of the patch size {self.patch_size}")
+        if self.hidden % self.heads:
+            raise SrmBenchError(f"hidden size {self.hidden} is not divisible by {self.heads} heads")
+        if self.encoder not in ("conv", "linear"):
+            raise SrmBenchError(f"unknown CellNet encoder {self.encoder!r}; valid: conv, linear")
+        for ch in self.channels:
+            if ch % self.groups:
+                raise SrmBenchError(f"channels {ch} not divisible by {self.groups} groups")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["channels"] = list(self.channels)
+        return d
+
+
+def upsample2x(h: torch.Tensor, size: int) -> torch.Tensor:
+    """Nearest 2x upsampling cropped to ``size``, as a broadcast: its backward is a plain
+    sum, where F.interpolate's backward (atomics over ~20k small maps) took a quarter of
+    the step (benchmarks/profile_step.py)."""
+    n, c, s, _ = h.shape
+    up = h[:, :, :, None, :, None].expand(n, c, s, 2, s, 2).reshape(n, c, 2 * s, 2 * s)
+    return up[:, :, :size, :size]
+
+
+class CellNet(nn.Module):
+    """``forward(x, t, cond=None)`` as :class:`~srm_bench.baselines.unet.UNet`: t is (B, P) per patch."""
+
+    def __init__(self, config: CellNetConfig) -> None:
+        super().__init__()
+        config.validate()
+        self.config = config
+        c = config
+        self.side = c.image_size // c.patch_size
+        self.num_vars = self.side ** 2
+        sizes = [c.patch_size]
+        for _ in c.channels[1:]:
+            sizes.append((sizes[-1] + 1) // 2)
+        self.sizes = sizes
+        emb = c.emb_channels
+        self.t_mlp = nn.Sequential(nn.Linear(c.time_channels, emb), nn.SiLU(), nn.Linear(emb, emb))
+        cin = c.in_channels + c.cond_channels
+        self.enc = nn.ModuleList()
+        self.downs = nn.ModuleList()
+        ch = c.channels[-1]
+        if c.encoder == "conv":
+            self.conv_in = nn.Conv2d(cin, c.channels[0], 3, padding=1)
+            ch = c.channels[0]
+            for level, width in enumerate(c.channels):
+                if level:
+                    self.downs.append(nn.Conv2d(ch, ch, 3, stride=2, padding=1))
+                self.enc.append(ResBlock(ch, width, emb, 0.0, c.groups))
+                ch = width
+            self.to_token = nn.Linear(ch * sizes[-1] ** 2, c.hidden)
+        else:
+            self.to_token = nn.Linear(cin * c.patch_size ** 2, c.hidden)
+            self.skip_convs = nn.ModuleList([nn.Conv2d(cin, c.groups, 3, padding=1) for _ in c.channels])
+        flat = ch * sizes[-1] ** 2
+        self.pos = nn.Parameter(torch.zeros(1, self.num_vars, c.hidden))
+        nn.init.normal_(self.pos, std=0.02)
+        self.t_token = nn.Sequential(nn.Linear(emb, c.hidden), nn.SiLU(), nn.Linear(c.hidden, c.hidden))
+        self.blocks = nn.ModuleList([DiTBlock(c.hidden, c.heads, c.mlp_ratio) for _ in range(c.depth)])
+        self.norm_tok = nn.LayerNorm(c.hidden, elementwise_affine=False, eps=1e-6)
+        self.ada_tok = zero_module(nn.Linear(c.hidden, 2 * c.hidden))
+        self.from_token = zero_module(nn.Linear(c.hidden, flat))
+        self.logvar_head = zero_module(nn.Linear(c.hidden, 1))
+        self.dec = nn.ModuleList()
+        for level in reversed(range(len(c.channels))):
+            width = c.channels[level]
+            # Skips: the encoder's features, or (linear encoder) the variable's own input pixels.
+            skip = c.channels[level] if c.encoder == "conv" else c.groups
+            self.dec.append(ResBlock(ch + skip, width, emb, 0.0, c.groups))
+            ch = width
+        self.norm_out = nn.GroupNorm(c.groups, ch)
+        self.conv_out = zero_module(nn.Conv2d(ch, 2 * c.in_channels, 3, padding=1))
+
+    def forward(self, x: torch.Tensor, t: torch.Tensor, cond: torch.Tensor | None = None) -> DenoiserOutput:
+        c = self.config
+        b = x.shape[0]
+        if t.shape != (b, self.num_vars):
+            raise SrmBenchError(f"noise levels must be (batch, {self.num_vars}), got {tuple(t.shape)}")
+        if c.cond_channels:
+            if cond is None:
+                raise SrmBenchError("this model takes conditioning channels (mask and masked image); pass cond")
+            x = torch.cat([x, cond], dim=1)
+        g, p = self.side, c.patch_size
+        # (B, C, H, W) -> (B * P, C, p, p): every variable becomes its own small image.
+        cells = x.reshape(b, x.shape[1], g, p, g, p).permute(0, 2, 4, 1, 3, 5).reshape(b * g * g, x.shape[1], p, p)
+        dtype = torch.get_autocast_dtype("cuda") if x.is_cuda and torch.is_autocast_enabled("cuda") else x.dtype
+        e = F.silu(self.t_mlp(timestep_embedding(t.reshape(-1), c.time_channels).to(dtype)))  # (B * P, emb)
+        e_map = e[:, :, None, None]
+        skips = []
+        if c.encoder == "conv":
+            h = self.conv_in(cells)
+            for level, blk in enumerate(self.enc):
+                if level:
+                    h = self.downs[level - 1](h)
+                h = blk(h, e_map)
+                skips.append(h)
+            tok = self.to_token(h.flatten(1))
+        else:
+            cells = cells.to(dtype)
+            skips, small = [], cells
+            for conv, s in zip(self.skip_convs, self.sizes):
+                if small.shape[-1] != s:
+                    small = F.avg_pool2d(small, 2, ceil_mode=True, count_include_pad=False)
+                skips.append(conv(small))
+            tok = self.to_token(cells.flatten(1))
+            s = self.sizes[-1]
+            h = torch.zeros(cells.shape[0], c.channels[-1], s, s, device=x.device, dtype=dtype)
+        bottom = h.shape
+        tok = tok.reshape(b, self.num_vars, c.hidden) + self.pos
+        cvec = F.silu(self.t_token(e)).reshape(b, self.num_vars, c.hidden)
+        for blk in self.blocks:
+            tok = blk(tok, cvec)
+        shift, scale = self.ada_tok(cvec).chunk(2, dim=-1)
+        tok = modulate(self.norm_tok(tok), shift, scale)
+        logvar = self.logvar_head(tok).float().reshape(b, self.num_vars)
+        h = h + self.from_token(tok).reshape(bottom)
+        for level, blk in enumerate(self.dec):
+            skip = skips.pop()
+            if h.shape[-1] != skip.shape[-1]:
+                h = upsample2x(h, skip.shape[-1])
+            h = blk(torch.cat([h, skip], 1), e_map)
+        out = self.conv_out(F.silu(self.norm_out(h))).float()  # (B * P, 2C, p, p)
+        ci = c.in_channels
+        out = out.reshape(b, g, g, 2 * ci, p, p).permute(0, 3, 1, 4, 2, 5).reshape(b, 2 * ci, g * p, g * p)
+        return DenoiserOutput(out[:, :ci], out[:, ci:], logvar)
