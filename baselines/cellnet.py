@@ -48,6 +48,9 @@ class CellNetConfig:
     emb_channels: int = 128
     time_channels: int = 128
     encoder: str = "conv"  # "conv": conv UNet encoder per variable; "linear": one linear map of its pixels
+    decoder: str = "conv"  # "conv": conv decoder with skips; "mlp": per-subpatch MLP (linear encoder only)
+    sub_patch: int = 4  # side of a subpatch of the "mlp" decoder
+    dec_hidden: int = 128  # width of the "mlp" decoder
     arch: str = "cellnet"
 
     def validate(self) -> None:
@@ -57,6 +60,10 @@ class CellNetConfig:
             raise SrmBenchError(f"hidden size {self.hidden} is not divisible by {self.heads} heads")
         if self.encoder not in ("conv", "linear"):
             raise SrmBenchError(f"unknown CellNet encoder {self.encoder!r}; valid: conv, linear")
+        if self.decoder not in ("conv", "mlp"):
+            raise SrmBenchError(f"unknown CellNet decoder {self.decoder!r}; valid: conv, mlp")
+        if self.decoder == "mlp" and (self.encoder != "linear" or self.patch_size % self.sub_patch):
+            raise SrmBenchError("the mlp decoder needs the linear encoder and a sub_patch that divides the patch size")
         for ch in self.channels:
             if ch % self.groups:
                 raise SrmBenchError(f"channels {ch} not divisible by {self.groups} groups")
@@ -74,6 +81,35 @@ def upsample2x(h: torch.Tensor, size: int) -> torch.Tensor:
     n, c, s, _ = h.shape
     up = h[:, :, :, None, :, None].expand(n, c, s, 2, s, 2).reshape(n, c, 2 * s, 2 * s)
     return up[:, :, :size, :size]
+
+
+class SubpatchDecoder(nn.Module):
+    """Draws a variable from its token with matrix products only: each ``s x s`` subpatch gets
+    an MLP of (its own noisy pixels, the variable's token, the level embedding, its position),
+    so the drawing keeps a local skip path (the cell-token DiT's linear head has none, and
+    its loss stalled) without the small convolutions that made the conv decoder slow."""
+
+    def __init__(self, cin: int, cout: int, patch: int, sub: int, hidden: int, emb: int, width: int) -> None:
+        super().__init__()
+        self.sub, self.cout = sub, cout
+        self.count = (patch // sub) ** 2
+        self.pix = nn.Linear(cin * sub * sub, width)
+        self.tok = nn.Linear(hidden, width)
+        self.emb = nn.Linear(emb, width)
+        self.pos = nn.Parameter(torch.randn(self.count, width) * 0.02)
+        self.mlp = nn.ModuleList([nn.Sequential(nn.LayerNorm(width), nn.Linear(width, 2 * width), nn.SiLU(),
+                                                nn.Linear(2 * width, width)) for _ in range(2)])
+        self.out = zero_module(nn.Linear(width, cout * sub * sub))
+
+    def forward(self, cells: torch.Tensor, tok: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
+        n, ch, p, _ = cells.shape
+        s, k = self.sub, p // self.sub
+        sp = cells.reshape(n, ch, k, s, k, s).permute(0, 2, 4, 1, 3, 5).reshape(n, k * k, ch * s * s)
+        h = self.pix(sp) + (self.tok(tok) + self.emb(e))[:, None] + self.pos
+        for blk in self.mlp:
+            h = h + blk(h)
+        o = self.out(h)
+        return o.reshape(n, k, k, self.cout, s, s).permute(0, 3, 1, 4, 2, 5).reshape(n, self.cout, p, p)
 
 
 class CellNet(nn.Module):
@@ -107,7 +143,8 @@ class CellNet(nn.Module):
             self.to_token = nn.Linear(ch * sizes[-1] ** 2, c.hidden)
         else:
             self.to_token = nn.Linear(cin * c.patch_size ** 2, c.hidden)
-            self.skip_convs = nn.ModuleList([nn.Conv2d(cin, c.groups, 3, padding=1) for _ in c.channels])
+            if c.decoder == "conv":
+                self.skip_convs = nn.ModuleList([nn.Conv2d(cin, c.groups, 3, padding=1) for _ in c.channels])
         flat = ch * sizes[-1] ** 2
         self.pos = nn.Parameter(torch.zeros(1, self.num_vars, c.hidden))
         nn.init.normal_(self.pos, std=0.02)
@@ -115,9 +152,12 @@ class CellNet(nn.Module):
         self.blocks = nn.ModuleList([DiTBlock(c.hidden, c.heads, c.mlp_ratio) for _ in range(c.depth)])
         self.norm_tok = nn.LayerNorm(c.hidden, elementwise_affine=False, eps=1e-6)
         self.ada_tok = zero_module(nn.Linear(c.hidden, 2 * c.hidden))
-        self.from_token = zero_module(nn.Linear(c.hidden, flat))
         self.logvar_head = zero_module(nn.Linear(c.hidden, 1))
         self.dec = nn.ModuleList()
+        if c.decoder == "mlp":
+            self.mlp_dec = SubpatchDecoder(cin, 2 * c.in_channels, c.patch_size, c.sub_patch, c.hidden, emb, c.dec_hidden)
+            return
+        self.from_token = zero_module(nn.Linear(c.hidden, flat))
         for level in reversed(range(len(c.channels))):
             width = c.channels[level]
             # Skips: the encoder's features, or (linear encoder) the variable's own input pixels.
@@ -153,15 +193,15 @@ class CellNet(nn.Module):
             tok = self.to_token(h.flatten(1))
         else:
             cells = cells.to(dtype)
-            skips, small = [], cells
-            for conv, s in zip(self.skip_convs, self.sizes):
-                if small.shape[-1] != s:
-                    small = F.avg_pool2d(small, 2, ceil_mode=True, count_include_pad=False)
-                skips.append(conv(small))
             tok = self.to_token(cells.flatten(1))
-            s = self.sizes[-1]
-            h = torch.zeros(cells.shape[0], c.channels[-1], s, s, device=x.device, dtype=dtype)
-        bottom = h.shape
+            if c.decoder == "conv":
+                small = cells
+                for conv, s in zip(self.skip_convs, self.sizes):
+                    if small.shape[-1] != s:
+                        small = F.avg_pool2d(small, 2, ceil_mode=True, count_include_pad=False)
+                    skips.append(conv(small))
+                s = self.sizes[-1]
+                h = torch.zeros(cells.shape[0], c.channels[-1], s, s, device=x.device, dtype=dtype)
         tok = tok.reshape(b, self.num_vars, c.hidden) + self.pos
         cvec = F.silu(self.t_token(e)).reshape(b, self.num_vars, c.hidden)
         for blk in self.blocks:
@@ -169,13 +209,17 @@ class CellNet(nn.Module):
         shift, scale = self.ada_tok(cvec).chunk(2, dim=-1)
         tok = modulate(self.norm_tok(tok), shift, scale)
         logvar = self.logvar_head(tok).float().reshape(b, self.num_vars)
-        h = h + self.from_token(tok).reshape(bottom)
+        ci = c.in_channels
+        if c.decoder == "mlp":
+            out = self.mlp_dec(cells, tok.reshape(b * self.num_vars, c.hidden), e).float()
+            out = out.reshape(b, g, g, 2 * ci, p, p).permute(0, 3, 1, 4, 2, 5).reshape(b, 2 * ci, g * p, g * p)
+            return DenoiserOutput(out[:, :ci], out[:, ci:], logvar)
+        h = h + self.from_token(tok).reshape(h.shape)
         for level, blk in enumerate(self.dec):
             skip = skips.pop()
             if h.shape[-1] != skip.shape[-1]:
                 h = upsample2x(h, skip.shape[-1])
             h = blk(torch.cat([h, skip], 1), e_map)
         out = self.conv_out(F.silu(self.norm_out(h))).float()  # (B * P, 2C, p, p)
-        ci = c.in_channels
         out = out.reshape(b, g, g, 2 * ci, p, p).permute(0, 3, 1, 4, 2, 5).reshape(b, 2 * ci, g * p, g * p)
         return DenoiserOutput(out[:, :ci], out[:, ci:], logvar)

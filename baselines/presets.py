@@ -101,6 +101,7 @@ CELL_SIZES = {
     "cell": dict(channels=(32, 64, 64), hidden=256, depth=8, heads=8, mlp_ratio=3.0),
     "cell-s": dict(channels=(16, 32, 64), hidden=256, depth=8, heads=8, mlp_ratio=3.0),
     "cell-lite": dict(channels=(16, 32, 32), hidden=256, depth=8, heads=8, mlp_ratio=3.0, encoder="linear"),
+    "cell-mlp": dict(channels=(32,), hidden=256, depth=8, heads=8, mlp_ratio=3.0, encoder="linear", decoder="mlp"),
 }
 PRESETS = ("paper", "small", "tiny", "dit-s", "dit-b", "dit-cell", *CELL_SIZES)
 

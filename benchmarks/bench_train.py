@@ -84,10 +84,10 @@ def main() -> None:
             torch.cuda.reset_peak_memory_stats(device)
         with tempfile.TemporaryDirectory() as tmp:
             train(cfg, source, tmp, device=str(device), resume=False, progress=False)
+            if rank != 0:  # only rank 0 writes the log
+                continue
             with open(Path(tmp) / "log.csv") as f:
                 log = list(csv.DictReader(f))
-        if rank != 0:
-            continue
         ips = float(log[-1]["images_per_s"])  # the steps after the warm-up row
         row = {"device": name, "gpus": world, "preset": args.preset, "task": args.task, "baseline": args.baseline,
                "batch": args.batch, "images_per_s": round(ips, 1), "step_ms": round(1000 * args.batch / ips, 2),

@@ -116,9 +116,9 @@ def test_zero_patches_follow_the_authors_rule_and_givens_stay_clean() -> None:
 def test_cellnet_outputs_and_locality() -> None:
     from srm_bench.baselines.cellnet import CellNet, CellNetConfig
 
-    for encoder in ("conv", "linear"):
+    for encoder, decoder in (("conv", "conv"), ("linear", "conv"), ("linear", "mlp")):
         cfg = CellNetConfig(image_size=56, patch_size=28, channels=(8, 8), hidden=32, depth=1, heads=2, groups=4,
-                            emb_channels=16, time_channels=16, encoder=encoder)
+                            emb_channels=16, time_channels=16, encoder=encoder, decoder=decoder, dec_hidden=16)
         torch.manual_seed(0)
         net = CellNet(cfg).eval()
         for p in net.parameters():  # zero-initialised heads would hide the dependence
@@ -208,8 +208,17 @@ def test_eval_options_are_checked(tmp_path: Path, capsys) -> None:
     assert code == 1 and "--eval-every" in err
 
 
+def test_cellnet_config_refusals() -> None:
+    from srm_bench.baselines.cellnet import CellNetConfig
+
+    with pytest.raises(SrmBenchError, match="mlp decoder needs the linear encoder"):
+        CellNetConfig(decoder="mlp").validate()
+    with pytest.raises(SrmBenchError, match="unknown CellNet encoder"):
+        CellNetConfig(encoder="vit").validate()
+
+
 def test_cell_presets_fit_the_shipping_budget() -> None:
-    for preset in ("cell", "cell-s", "cell-lite"):
+    for preset in ("cell", "cell-s", "cell-lite", "cell-mlp"):
         cfg = make_config("sudoku", "srm", preset)
         n = sum(p.numel() for p in build_model(cfg.arch, cfg.model).parameters())
         assert 2 * n < 24e6, (preset, n)  # bf16 bytes; the shipped Sudoku SRM must stay <= 20 MB
