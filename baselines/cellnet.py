@@ -27,51 +27,9 @@ from torch import nn
 
 from srm_bench.errors import SrmBenchError
 
+from .configs import CellNetConfig
 from .dit import DiTBlock, modulate
 from .unet import DenoiserOutput, ResBlock, timestep_embedding, zero_module
-
-
-@dataclass(frozen=True)
-class CellNetConfig:
-    """Architecture of a :class:`CellNet` (stored in checkpoints)."""
-
-    image_size: int = 252
-    in_channels: int = 1
-    cond_channels: int = 0
-    patch_size: int = 28
-    channels: tuple[int, ...] = (32, 64, 64)
-    hidden: int = 256
-    depth: int = 8
-    heads: int = 8
-    mlp_ratio: float = 4.0
-    groups: int = 8
-    emb_channels: int = 128
-    time_channels: int = 128
-    encoder: str = "conv"  # "conv": conv UNet encoder per variable; "linear": one linear map of its pixels
-    decoder: str = "conv"  # "conv": conv decoder with skips; "mlp": per-subpatch MLP (linear encoder only)
-    sub_patch: int = 4  # side of a subpatch of the "mlp" decoder
-    dec_hidden: int = 128  # width of the "mlp" decoder
-    arch: str = "cellnet"
-
-    def validate(self) -> None:
-        if self.image_size % self.patch_size:
-            raise SrmBenchError(f"image size {self.image_size} is not a multiple of the patch size {self.patch_size}")
-        if self.hidden % self.heads:
-            raise SrmBenchError(f"hidden size {self.hidden} is not divisible by {self.heads} heads")
-        if self.encoder not in ("conv", "linear"):
-            raise SrmBenchError(f"unknown CellNet encoder {self.encoder!r}; valid: conv, linear")
-        if self.decoder not in ("conv", "mlp"):
-            raise SrmBenchError(f"unknown CellNet decoder {self.decoder!r}; valid: conv, mlp")
-        if self.decoder == "mlp" and (self.encoder != "linear" or self.patch_size % self.sub_patch):
-            raise SrmBenchError("the mlp decoder needs the linear encoder and a sub_patch that divides the patch size")
-        for ch in self.channels:
-            if ch % self.groups:
-                raise SrmBenchError(f"channels {ch} not divisible by {self.groups} groups")
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["channels"] = list(self.channels)
-        return d
 
 
 def upsample2x(h: torch.Tensor, size: int) -> torch.Tensor:

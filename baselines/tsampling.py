@@ -21,12 +21,8 @@ import torch
 
 from srm_bench.errors import SrmBenchError
 
-KINDS = ("shared", "independent", "uniform_tbar")
+from .configs import KINDS, TSamplingConfig, split_alpha  # noqa: F401  (re-exported)
 
-
-def split_alpha(d: int, sharpness: float) -> float:
-    """Beta(alpha, alpha) parameter of a split of ``d`` patches: (d - 1 - d mod 2)^1.05 * sharpness."""
-    return float((d - 1 - d % 2) ** 1.05 * sharpness)
 
 
 def recursive_allocation(tbar: np.ndarray, d: int, sharpness: float, rng: np.random.Generator) -> np.ndarray:
@@ -74,28 +70,6 @@ def recursive_allocation(tbar: np.ndarray, d: int, sharpness: float, rng: np.ran
     fill(tbar * d, 0, d)
     out = rng.permuted(out, axis=1)
     return np.clip(out, 0.0, 1.0)
-
-
-@dataclass(frozen=True)
-class TSamplingConfig:
-    """How training noise levels are drawn (stored in checkpoints)."""
-
-    kind: str = "uniform_tbar"
-    sharpness: float = 1.0
-    zero_patch_prob: float = 0.0
-    zero_patch_max_frac: float = 0.5
-    weight_bins: int = 100
-
-    def validate(self) -> None:
-        if self.kind not in KINDS:
-            raise SrmBenchError(f"unknown t-sampling {self.kind!r}; valid: {', '.join(KINDS)}")
-        if not self.sharpness > 0:
-            raise SrmBenchError(f"sharpness must be > 0 (got {self.sharpness})")
-        if not 0 <= self.zero_patch_prob <= 1 or not 0 <= self.zero_patch_max_frac <= 1:
-            raise SrmBenchError("zero_patch_prob and zero_patch_max_frac must lie in [0, 1]")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 class NoiseLevelSampler:

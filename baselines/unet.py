@@ -23,6 +23,8 @@ from torch import nn
 
 from srm_bench.errors import SrmBenchError
 
+from .configs import UNetConfig
+
 
 class DenoiserOutput(NamedTuple):
     """What every denoiser returns: mean (B,C,H,W), v (B,C,H,W), log-variance per patch (B,P)."""
@@ -30,39 +32,6 @@ class DenoiserOutput(NamedTuple):
     mean: torch.Tensor
     v: torch.Tensor
     logvar: torch.Tensor
-
-
-@dataclass(frozen=True)
-class UNetConfig:
-    """Architecture of a :class:`UNet` (stored in checkpoints)."""
-
-    image_size: int = 32
-    in_channels: int = 3
-    cond_channels: int = 0
-    patch_size: int = 4
-    base_channels: int = 64
-    channel_mult: tuple[int, ...] = (1, 2, 2, 4)
-    num_res_blocks: int = 2
-    attention_resolutions: tuple[int, ...] = (8, 4)
-    head_channels: int = 64
-    dropout: float = 0.1
-    groups: int = 32
-    emb_channels: int = 512
-    time_channels: int = 256  # sinusoid width before the MLP
-    arch: str = field(default="unet")
-
-    def validate(self) -> None:
-        if self.image_size % self.patch_size:
-            raise SrmBenchError(f"image size {self.image_size} is not a multiple of the patch size {self.patch_size}")
-        for m in self.channel_mult:
-            if (m * self.base_channels) % self.groups:
-                raise SrmBenchError(f"channels {m * self.base_channels} not divisible by {self.groups} groups")
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["channel_mult"] = list(self.channel_mult)
-        d["attention_resolutions"] = list(self.attention_resolutions)
-        return d
 
 
 def timestep_embedding(t: torch.Tensor, dim: int, scale: float = 1000.0) -> torch.Tensor:

@@ -222,3 +222,13 @@ def test_cell_presets_fit_the_shipping_budget() -> None:
         cfg = make_config("sudoku", "srm", preset)
         n = sum(p.numel() for p in build_model(cfg.arch, cfg.model).parameters())
         assert 2 * n < 24e6, (preset, n)  # bf16 bytes; the shipped Sudoku SRM must stay <= 20 MB
+
+
+def test_presets_are_torch_free_and_train_help_is_instant() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, srm_bench.baselines.presets as p, srm_bench.baselines.cli; "
+            "p.make_config('sudoku', 'srm', 'cell-mlp'); print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr[-500:]
