@@ -19,7 +19,6 @@ Outputs as every denoiser here: mean and v per pixel, and the per-variable log-v
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 
 import torch
 import torch.nn.functional as F
@@ -29,7 +28,8 @@ from srm_bench.errors import SrmBenchError
 
 from .configs import CellNetConfig
 from .dit import DiTBlock, modulate
-from .unet import DenoiserOutput, ResBlock, timestep_embedding, zero_module
+from .diffusion import DenoiserOutput, timestep_embedding
+from .unet import ResBlock, zero_module
 
 
 def upsample2x(h: torch.Tensor, size: int) -> torch.Tensor:

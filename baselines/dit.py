@@ -9,7 +9,6 @@ Outputs are those of the UNet: mean, variance interpolation v, per-patch log-var
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
 
 import torch
 import torch.nn.functional as F
@@ -17,8 +16,8 @@ from torch import nn
 
 from srm_bench.errors import SrmBenchError
 
-from .configs import DIT_SIZES, DiTConfig  # noqa: F401  (re-exported)
-from .unet import DenoiserOutput, timestep_embedding
+from .configs import DiTConfig  # noqa: F401  (re-exported)
+from .diffusion import DenoiserOutput, timestep_embedding
 
 def sincos_2d(n: int, dim: int) -> torch.Tensor:
     """(n*n, dim) fixed 2-D sine-cosine position embedding."""

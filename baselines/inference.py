@@ -21,7 +21,7 @@ from .presets import TrainConfig
 from .samplers import sample
 from .schedules import SamplerConfig, make_schedule, sudoku_graph
 from .train import build_model, load_checkpoint, load_weights
-from .unet import DenoiserOutput
+from .diffusion import DenoiserOutput
 
 log = logging.getLogger(__name__)
 

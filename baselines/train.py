@@ -32,7 +32,7 @@ from .dit import DiT, DiTConfig
 from .losses import LossWeights, srm_loss
 from .noise import NoisePath
 from .presets import TrainConfig
-from .samplers import pixel_levels
+from .diffusion import pixel_levels
 from .streams import make_stream
 from .tsampling import DeviceLevelSampler, TSamplingConfig
 from .unet import UNet, UNetConfig

@@ -14,14 +14,13 @@ a random fraction of patches (the option used for Even Pixels and Counting).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 
 import numpy as np
 import torch
 
 from srm_bench.errors import SrmBenchError
 
-from .configs import KINDS, TSamplingConfig, split_alpha  # noqa: F401  (re-exported)
+from .configs import TSamplingConfig, split_alpha  # noqa: F401  (re-exported)
 
 
 
