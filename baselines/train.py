@@ -263,6 +263,70 @@ class CsvLog:
             self.file.close()
 
 
+@dataclass
+class TrainBatch:
+    """One step's training inputs: noisy z, levels t (B, P), conditioning, clean x, noise eps,
+    per-patch loss weights w (B, P)."""
+
+    z: torch.Tensor
+    t: torch.Tensor
+    cond: torch.Tensor | None
+    x: torch.Tensor
+    eps: torch.Tensor
+    w: torch.Tensor
+
+    def astuple(self) -> tuple[Any, ...]:
+        return self.z, self.t, self.cond, self.x, self.eps, self.w
+
+
+class BatchMaker:
+    """``make_batch(step)``: the batch of a step on one rank, a function of (seed, rank, step)
+    alone, so a resumed run draws what the uninterrupted run would have drawn.
+
+    Data come from a device stream (``stream``) or a generated split (``data``: indices drawn
+    on the host, images gathered from pinned memory); levels and weights from
+    :class:`DeviceLevelSampler`; the conditional DDPM also gets [mask, masked image].
+    """
+
+    def __init__(self, cfg: TrainConfig, device: torch.device, *, rank: int, local_batch: int,
+                 stream: Any = None, data: TrainData | None = None, tsampler: DeviceLevelSampler | None = None) -> None:
+        if (stream is None) == (data is None):
+            raise SrmBenchError("a batch maker needs exactly one of a device stream and a train split")
+        self.cfg, self.device, self.rank, self.local_batch = cfg, device, rank, local_batch
+        self.stream, self.data = stream, data
+        self.patch = cfg.model["patch_size"]
+        self.grid = (cfg.model["image_size"] // self.patch,) * 2
+        self.tsampler = tsampler or DeviceLevelSampler(TSamplingConfig(**cfg.tsampling), self.grid[0] * self.grid[1], device)
+        self.path = NoisePath(cfg.noise_path, cfg.target)
+        self.ddpm_cond = cfg.baseline == "ddpm" and bool(cfg.model.get("cond_channels", 0))
+        self.images = self.known = None
+        if data is not None:
+            self.images = data.images.pin_memory() if device.type == "cuda" else data.images
+            self.known = None if data.known is None else torch.from_numpy(data.known)
+
+    def __call__(self, step: int) -> TrainBatch:
+        torch.manual_seed(step_seed(self.cfg.seed, self.rank, step))
+        n, dev = self.local_batch, self.device
+        if self.stream is not None:
+            b = self.stream.draw(n)
+            x, known = b.x, b.known
+        else:
+            assert self.data is not None and self.images is not None
+            idx = torch.randint(0, self.data.count, (n,))
+            x = self.images[idx].to(dev, non_blocking=True).permute(0, 3, 1, 2).float() / 127.5 - 1.0
+            known = None if self.known is None else self.known[idx].to(dev, non_blocking=True)
+        t, w = self.tsampler.sample(n, known)
+        eps = torch.randn_like(x)
+        z = self.path.noise(x, eps, pixel_levels(t, self.grid, self.patch))
+        cond = None
+        if self.ddpm_cond:
+            if known is None:
+                raise SrmBenchError("the conditional DDPM needs the given cells (a Sudoku split or stream)")
+            kmask = pixel_levels(known.float(), self.grid, self.patch)
+            cond = torch.cat([kmask, x * kmask], dim=1)
+        return TrainBatch(z, t, cond, x, eps, w)
+
+
 def _setup_device(device: str | None, local: int) -> torch.device:
     if device is None:
         device = f"cuda:{local}" if torch.cuda.is_available() else "cpu"
@@ -377,41 +441,13 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
 
     path = NoisePath(cfg.noise_path, cfg.target)
     patch = cfg.model["patch_size"]
-    grid = (cfg.model["image_size"] // patch,) * 2
-    tsampler = DeviceLevelSampler(TSamplingConfig(**cfg.tsampling), grid[0] * grid[1], dev)
     weights_cfg = LossWeights(**cfg.loss)
-    ddpm_cond = cfg.baseline == "ddpm" and bool(cfg.model.get("cond_channels", 0))
     use_amp = cfg.bf16 and dev.type == "cuda"
     net: torch.nn.Module = model
     if world > 1:
         net = torch.nn.parallel.DistributedDataParallel(model, device_ids=[dev.index] if dev.type == "cuda" else None,
                                                         gradient_as_bucket_view=True)
-    images_all = None
-    known_all = None
-    if train_data is not None:
-        images_all = train_data.images.pin_memory() if dev.type == "cuda" else train_data.images
-        known_all = None if train_data.known is None else torch.from_numpy(train_data.known)
-
-    def make_batch(step: int) -> tuple[torch.Tensor, ...]:
-        """The batch of ``step`` on this rank: a function of (seed, rank, step) alone."""
-        torch.manual_seed(step_seed(cfg.seed, rank, step))
-        if stream is not None:
-            b = stream.draw(local_batch)
-            x, known = b.x, b.known
-        else:
-            assert train_data is not None and images_all is not None
-            idx = torch.randint(0, train_data.count, (local_batch,))
-            x = images_all[idx].to(dev, non_blocking=True).permute(0, 3, 1, 2).float() / 127.5 - 1.0
-            known = None if known_all is None else known_all[idx].to(dev, non_blocking=True)
-        t, w = tsampler.sample(local_batch, known)
-        eps = torch.randn_like(x)
-        z = path.noise(x, eps, pixel_levels(t, grid, patch))
-        cond = None
-        if ddpm_cond:
-            assert known is not None, "the conditional DDPM needs the given cells"
-            kmask = pixel_levels(known.float(), grid, patch)
-            cond = torch.cat([kmask, x * kmask], dim=1)
-        return z, t, cond, x, eps, w
+    make_batch = BatchMaker(cfg, dev, rank=rank, local_batch=local_batch, stream=stream, data=train_data)
 
     def forward_loss(z: torch.Tensor, t: torch.Tensor, cond: torch.Tensor | None, x: torch.Tensor, eps: torch.Tensor,
                      w: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
@@ -471,7 +507,7 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
             last_t = time.perf_counter()  # sampling time is not training throughput
 
         while step < cfg.steps:
-            z, t, cond, x, eps, w = make_batch(step)
+            z, t, cond, x, eps, w = make_batch(step).astuple()
             lr = lr_at(step, cfg, warm_from)
             for g in opt.param_groups:
                 g["lr"] = lr

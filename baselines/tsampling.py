@@ -212,7 +212,8 @@ class DeviceLevelSampler:
         return self.bin_weights[idx]
 
     def sample(self, batch: int, known: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """Levels and weights (B, P); ``known`` (B, P) bool marks given patches (t = 0, w = 0)."""
+        """Levels and weights (B, P); ``known`` (B, P) bool marks given patches (t = 0, w = 0;
+        with the shared level of the DDPM they keep both, as in the authors' code)."""
         t = self._draw(batch)
         w = self.weight_of(t)
         cfg = self.config
@@ -227,7 +228,7 @@ class DeviceLevelSampler:
         if known is not None:
             if known.shape != (batch, self.num_patches):
                 raise SrmBenchError(f"known mask must be {(batch, self.num_patches)}, got {tuple(known.shape)}")
-            if cfg.kind != "shared":
+            if cfg.kind != "shared":  # the DDPM keeps one level and, as the authors' code, its loss on every pixel
                 t = t.masked_fill(known, 0.0)
-            w = w.masked_fill(known, 0.0)
+                w = w.masked_fill(known, 0.0)
         return t, w

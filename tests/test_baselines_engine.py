@@ -232,3 +232,25 @@ def test_presets_are_torch_free_and_train_help_is_instant() -> None:
             "p.make_config('sudoku', 'srm', 'cell-mlp'); print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr[-500:]
+
+
+def test_make_batch_depends_on_seed_rank_and_step_alone(sudoku_stream: SudokuStream) -> None:
+    from srm_bench.baselines.train import BatchMaker
+
+    cfg = make_config("sudoku", "ddpm", "tiny")
+    a = BatchMaker(cfg, torch.device("cpu"), rank=0, local_batch=2, stream=sudoku_stream)
+    b = BatchMaker(cfg, torch.device("cpu"), rank=0, local_batch=2, stream=sudoku_stream)
+    other_rank = BatchMaker(cfg, torch.device("cpu"), rank=1, local_batch=2, stream=sudoku_stream)
+    first = a(7)
+    b(3), b(8)  # whatever ran before
+    for x, y in zip(first.astuple(), b(7).astuple()):
+        torch.testing.assert_close(x, y)
+    assert not torch.equal(first.x, a(8).x) and not torch.equal(first.x, other_rank(7).x)
+    # The conditional DDPM sees the mask and exactly the given pixels, nothing of the rest.
+    kmask = first.cond[:, :1]
+    assert set(torch.unique(kmask).tolist()) <= {0.0, 1.0}
+    torch.testing.assert_close(first.cond[:, 1:], first.x * kmask)
+    assert (first.t == first.t[:, :1]).all()  # one shared level, and the loss on every pixel (authors' code)
+    assert (first.w > 0).all()
+    with pytest.raises(SrmBenchError, match="exactly one"):
+        BatchMaker(cfg, torch.device("cpu"), rank=0, local_batch=2)
