@@ -21,9 +21,20 @@ def _progress(ctx: click.Context) -> bool:
 @click.option("--baseline", type=click.Choice(BASELINES), required=True, help="srm: per-patch noise levels; ddpm: one shared level.")
 @click.option("--task", required=True, help="Task to train on (sudoku, even-pixels, ...).")
 @click.option("--preset", type=click.Choice(PRESETS), default="small", show_default=True,
-              help="paper: Table 5 of the paper; small: minutes on one GPU; tiny: CPU smoke test; dit-s/dit-b: DiT.")
+              help="paper: Table 5 of the paper; small: minutes on one GPU; tiny: CPU smoke test; dit-s/dit-b: DiT; "
+                   "cell/cell-s: CellNet (conv per variable + transformer over variables).")
 @click.option("--data", type=click.Path(path_type=Path), default=None,
-              help="Generated train split [default: generate the preset's train_items into OUT/data].")
+              help="Generated train split [default: Sudoku and Even Pixels draw fresh data on the device every "
+                   "step; Counting generates the preset's train_items into OUT/data].")
+@click.option("--init", "init", type=click.Path(path_type=Path), default=None,
+              help="Continue from a weights.safetensors of the same baseline/task/preset (fresh optimizer, "
+                   "warm-up again; steps, images and GPU-hours carried over). --steps is the total to reach.")
+@click.option("--eval-every", type=int, default=0, show_default=True,
+              help="Every N steps, sample --eval-count items (parallel and predicted order, --eval-budget NFE, "
+                   "eta 0) and log their accuracy in OUT/eval.csv; 0: off.")
+@click.option("--eval-count", type=int, default=64, show_default=True, help="Items per split scored at each evaluation.")
+@click.option("--eval-splits", default=None, help="Comma-separated splits to evaluate [sudoku: easy,medium; others: test].")
+@click.option("--eval-budget", type=int, default=100, show_default=True, help="NFE of the samplers at evaluation.")
 @click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="Run directory (checkpoint, log.csv).")
 @click.option("--steps", type=int, default=None, help="Training steps [preset].")
 @click.option("--batch-size", type=int, default=None, help="Effective batch over all processes [preset].")
@@ -49,7 +60,8 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
           batch_size: int | None, lr: float | None, warmup_steps: int | None, sharpness: float | None,
           tsampling: str | None, noise_path: str | None, target: str | None, ema_decay: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
           train_items: int | None, compile_: bool | None, bf16: bool | None, resume: bool, max_minutes: float | None,
-          device: str | None) -> None:
+          device: str | None, init: Path | None, eval_every: int, eval_count: int, eval_splits: str | None,
+          eval_budget: int) -> None:
     """Train the SRM or the DDPM baseline on a task (DDP under torchrun)."""
     from srm_bench.errors import SrmBenchError
 
@@ -66,7 +78,11 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
         if baseline != "srm":
             raise SrmBenchError(f"--{'tsampling' if name == 'kind' else name} applies to the SRM's per-patch levels, not to the DDPM")
         cfg = with_overrides(cfg, tsampling={**cfg.tsampling, name: value})
-    if data is None:
+    if eval_every < 0 or eval_count < 1 or eval_budget < 1:
+        raise SrmBenchError("--eval-every must be >= 0, --eval-count and --eval-budget >= 1")
+    from .streams import STREAMS
+
+    if data is None and task not in STREAMS:
         import os
 
         data = out / "data"
@@ -81,7 +97,10 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
 
             _dist()
             dist.barrier()
-    summary = run_train(cfg, data, out, device=device, resume=resume, max_minutes=max_minutes, progress=_progress(ctx))
+    splits = tuple(s.strip() for s in eval_splits.split(",") if s.strip()) if eval_splits else None
+    summary = run_train(cfg, data, out, device=device, resume=resume, max_minutes=max_minutes, progress=_progress(ctx),
+                        init=init, eval_every=eval_every, eval_count=eval_count, eval_splits=splits,
+                        eval_budget=eval_budget)
     click.echo(json.dumps(summary))
 
 

@@ -9,7 +9,6 @@ Outputs are those of the UNet: mean, variance interpolation v, per-patch log-var
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
 
 import torch
 import torch.nn.functional as F
@@ -17,39 +16,8 @@ from torch import nn
 
 from srm_bench.errors import SrmBenchError
 
-from .unet import DenoiserOutput, timestep_embedding
-
-DIT_SIZES = {"S": (384, 12, 6), "B": (768, 12, 12)}
-
-
-@dataclass(frozen=True)
-class DiTConfig:
-    """Architecture of a :class:`DiT` (stored in checkpoints)."""
-
-    image_size: int = 32
-    in_channels: int = 3
-    cond_channels: int = 0
-    patch_size: int = 4
-    token_patch: int = 2
-    hidden: int = 384
-    depth: int = 12
-    heads: int = 6
-    mlp_ratio: float = 4.0
-    time_channels: int = 256
-    arch: str = "dit"
-
-    def validate(self) -> None:
-        if self.image_size % self.patch_size or self.patch_size % self.token_patch:
-            raise SrmBenchError(
-                f"token size {self.token_patch} must divide the variable size {self.patch_size}, "
-                f"which must divide the image size {self.image_size}"
-            )
-        if self.hidden % self.heads:
-            raise SrmBenchError(f"hidden size {self.hidden} is not divisible by {self.heads} heads")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
+from .configs import DiTConfig  # noqa: F401  (re-exported)
+from .diffusion import DenoiserOutput, timestep_embedding
 
 def sincos_2d(n: int, dim: int) -> torch.Tensor:
     """(n*n, dim) fixed 2-D sine-cosine position embedding."""

@@ -20,8 +20,8 @@ from .noise import NoisePath
 from .presets import TrainConfig
 from .samplers import sample
 from .schedules import SamplerConfig, make_schedule, sudoku_graph
-from .train import build_model, load_checkpoint
-from .unet import DenoiserOutput
+from .train import build_model, load_checkpoint, load_weights
+from .diffusion import DenoiserOutput
 
 log = logging.getLogger(__name__)
 
@@ -32,11 +32,25 @@ def sample_seed(seed: int, index: int) -> int:
 
 
 def load_denoiser(checkpoint: str | Path, device: str, *, ema: bool = True) -> tuple[torch.nn.Module, TrainConfig, dict[str, Any]]:
-    """The network of a checkpoint (EMA weights by default), its config and the raw state."""
-    state = load_checkpoint(checkpoint)
-    cfg = TrainConfig.from_dict(state["config"])
+    """The network of a checkpoint (EMA weights by default), its config and the raw state.
+
+    ``checkpoint`` is a ``last.pt`` or a ``weights.safetensors`` (EMA weights in bf16 with
+    the config and training record); for the latter the state holds the record's fields.
+
+    Raises:
+        SrmBenchError: an unreadable file, or ``ema=False`` with a weights file (it holds only the EMA).
+    """
+    if str(checkpoint).endswith(".safetensors"):
+        if not ema:
+            raise SrmBenchError(f"{checkpoint}: a weights file holds only the EMA weights; drop --no-ema")
+        weights, cfg, record = load_weights(checkpoint)
+        state = {**record, "step": int(record.get("step", 0)), "config": cfg.to_dict()}
+    else:
+        state = load_checkpoint(checkpoint)
+        cfg = TrainConfig.from_dict(state["config"])
+        weights = state["ema" if ema else "model"]
     model = build_model(cfg.arch, cfg.model)
-    model.load_state_dict(state["ema" if ema else "model"])
+    model.load_state_dict(weights)
     return model.to(device).eval(), cfg, state
 
 
@@ -203,6 +217,7 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
                            given=given, known=known, progress=progress, callback=callback)
     wall = time.perf_counter() - t0
     n_params = sum(p.numel() for p in model.parameters())
+    rec = state.get("record") or state  # the training record (checkpoints of this version, weights files)
     model_ref = {
         "name": name or f"{cfg.baseline}-{cfg.arch}-{cfg.preset}",
         "provenance": "baseline",
@@ -211,8 +226,10 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
         "training": {"steps": int(state["step"]), "batch": cfg.batch_size, "lr": cfg.lr, "preset": cfg.preset,
                      "baseline": cfg.baseline, "arch": cfg.arch, "params": n_params,
                      "sharpness": cfg.tsampling.get("sharpness"), "tsampling": cfg.tsampling.get("kind"),
-                     "gpu_hours": round(float(state.get("wall_s", 0.0)) * int(state.get("world_size", 1)) / 3600, 4),
-                     "device": state.get("device"), "dataset_sha256": state.get("dataset_sha256"),
+                     "gpu_hours": round(float(rec["gpu_hours"]) if "gpu_hours" in rec else
+                                        float(state.get("wall_s", 0.0)) * int(state.get("world_size", 1)) / 3600, 4),
+                     "images": int(rec.get("images", int(state["step"]) * cfg.batch_size)),
+                     "device": state.get("device"), "dataset_sha256": state.get("dataset_sha256", state.get("data")),
                      "checkpoint_sha256": file_sha256(checkpoint)},
     }
     write_samples(out, images, task=cfg.task, split=split, dataset_sha256=dataset_sha, index=indices,

@@ -13,8 +13,8 @@ import torch
 import torch.nn.functional as F
 
 from .noise import NoisePath
-from .samplers import learned_log_variance, pixel_levels, step_mean, step_sigmas
-from .unet import DenoiserOutput
+from .diffusion import DenoiserOutput, pixel_levels
+from .samplers import learned_log_variance, step_mean, step_sigmas
 
 
 @dataclass(frozen=True)

@@ -17,15 +17,9 @@ from tqdm.auto import tqdm
 
 from .noise import NoisePath
 from .schedules import RampSchedule
-from .unet import DenoiserOutput
+from .diffusion import DenoiserOutput, pixel_levels  # noqa: F401  (re-exported)
 
 log = logging.getLogger(__name__)
-
-
-def pixel_levels(t: torch.Tensor, grid: tuple[int, int], patch: int) -> torch.Tensor:
-    """(B, P) patch levels -> (B, 1, H, W)."""
-    g = t.reshape(t.shape[0], 1, grid[0], grid[1])
-    return g.repeat_interleave(patch, 2).repeat_interleave(patch, 3)
 
 
 def step_sigmas(path: NoisePath, t: torch.Tensor, s: torch.Tensor, eta: float) -> tuple[torch.Tensor, torch.Tensor]:

@@ -27,18 +27,23 @@ from tqdm.auto import tqdm
 
 from srm_bench.errors import SrmBenchError
 
+from .cellnet import CellNet, CellNetConfig
 from .dit import DiT, DiTConfig
 from .losses import LossWeights, srm_loss
 from .noise import NoisePath
 from .presets import TrainConfig
-from .samplers import pixel_levels
-from .tsampling import NoiseLevelSampler, TSamplingConfig
+from .diffusion import pixel_levels
+from .streams import make_stream
+from .tsampling import DeviceLevelSampler, TSamplingConfig
 from .unet import UNet, UNetConfig
 
 log = logging.getLogger(__name__)
 CHECKPOINT_FORMAT = "srm-bench-baseline"
 CHECKPOINT_VERSION = 1
-CSV_FIELDS = ["step", "loss", "mse", "vlb", "nll", "lr", "grad_norm", "steps_per_s", "elapsed_s"]
+CSV_FIELDS = ["step", "images", "loss", "mse", "vlb", "nll", "lr", "grad_norm", "steps_per_s", "images_per_s",
+              "elapsed_s"]
+EVAL_FIELDS = ["step", "images", "gpu_hours", "split", "sampler", "count", "accuracy", "elapsed_s"]
+WEIGHTS_FILE = "weights.safetensors"
 
 
 def build_model(arch: str, model: dict[str, Any]) -> torch.nn.Module:
@@ -52,7 +57,9 @@ def build_model(arch: str, model: dict[str, Any]) -> torch.nn.Module:
         return UNet(UNetConfig(**d))
     if arch == "dit":
         return DiT(DiTConfig(**d))
-    raise SrmBenchError(f"unknown architecture {arch!r}; valid: unet, dit")
+    if arch == "cellnet":
+        return CellNet(CellNetConfig(**d))
+    raise SrmBenchError(f"unknown architecture {arch!r}; valid: unet, dit, cellnet")
 
 
 @dataclass
@@ -122,31 +129,205 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     return state
 
 
-def lr_at(step: int, cfg: TrainConfig) -> float:
-    return cfg.lr * min(1.0, (step + 1) / max(1, cfg.warmup_steps))
+def step_seed(seed: int, rank: int, step: int) -> int:
+    """The torch seed of training step ``step`` on rank ``rank``: depends on nothing else."""
+    return int(np.random.SeedSequence([int(seed), int(rank), int(step)]).generate_state(1, np.uint64)[0] >> 1)
 
 
-def train(cfg: TrainConfig, data: str | Path | TrainData, out: str | Path, *, device: str | None = None, resume: bool = True,
-          max_minutes: float | None = None, progress: bool = True) -> dict[str, Any]:
-    """Train (or resume) a baseline; checkpoints go to ``out/last.pt``, the log to ``out/log.csv``.
+def lr_at(step: int, cfg: TrainConfig, warm_from: int = 0) -> float:
+    """Linear warm-up over ``cfg.warmup_steps`` steps counted from ``warm_from`` (a run
+    continued with --init warms its fresh optimizer up again), then constant."""
+    return cfg.lr * min(1.0, (step - warm_from + 1) / max(1, cfg.warmup_steps))
 
-    Args:
-        cfg: the run's configuration (see presets.make_config).
-        data: a generated train split of ``cfg.task`` (or an in-memory :class:`TrainData`).
-        out: run directory.
-        device: ``cuda`` or ``cpu`` (default: CUDA if available); under torchrun the local GPU.
-        resume: continue from ``out/last.pt`` when it exists.
-        max_minutes: stop (with a checkpoint) after this much wall time.
-        progress: show a progress bar (rank 0).
 
-    Returns:
-        Summary dict: steps, final loss, wall time, checkpoint path.
+def save_weights(path: Path, ema: torch.nn.Module, cfg: TrainConfig, record: dict[str, Any]) -> None:
+    """The EMA weights in bf16 as safetensors, with the config and the training record as
+    metadata (what ``--init`` and ``sample`` need), written atomically."""
+    import json
+
+    from safetensors.torch import save_file
+
+    tensors = {k: v.detach().to("cpu", torch.bfloat16 if v.is_floating_point() else v.dtype).contiguous()
+               for k, v in ema.state_dict().items()}
+    meta = {"format": "srm-bench-weights", "version": "1", "config": json.dumps(cfg.to_dict()),
+            "record": json.dumps(record)}
+    tmp = path.with_name(path.name + ".tmp")
+    save_file(tensors, str(tmp), metadata=meta)
+    os.replace(tmp, path)
+
+
+def load_weights(path: str | Path) -> tuple[dict[str, torch.Tensor], TrainConfig, dict[str, Any]]:
+    """(state dict in float32, config, training record) of a weights file.
 
     Raises:
-        SrmBenchError: bad data, a checkpoint of another task/preset/model in ``out``,
-            a batch not divisible by the number of processes.
+        SrmBenchError: missing or unreadable file, or one without srm-bench metadata.
     """
-    rank, world, local = _dist()
+    import json
+
+    from safetensors import safe_open
+
+    path = Path(path)
+    if not path.exists():
+        raise SrmBenchError(f"{path}: no such weights file")
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            meta = f.metadata() or {}
+            state = {k: f.get_tensor(k) for k in f.keys()}
+    except Exception as exc:  # safetensors raises several kinds for damaged files
+        raise SrmBenchError(f"{path}: not a readable safetensors file ({str(exc).splitlines()[0][:120]})") from None
+    if meta.get("format") != "srm-bench-weights" or "config" not in meta:
+        raise SrmBenchError(f"{path}: has no srm-bench metadata (config and training record); "
+                            "pass a weights.safetensors written by 'srm-bench train'")
+    cfg = TrainConfig.from_dict(json.loads(meta["config"]))
+    record = json.loads(meta.get("record", "{}"))
+    return {k: (v.float() if v.is_floating_point() else v) for k, v in state.items()}, cfg, record
+
+
+def eval_samplers(budget: int = 100) -> dict[str, Any]:
+    """The samplers scored during training: parallel and predicted order, ``budget`` NFE,
+    deterministic (eta 0, the reference code's predicted-order protocol)."""
+    from .schedules import SamplerConfig
+
+    return {"parallel": SamplerConfig(name="parallel", steps=budget, eta=0.0),
+            "predicted": SamplerConfig(name="sequential", order="predicted", steps=budget, eta=0.0)}
+
+
+def evaluate_model(model: torch.nn.Module, cfg: TrainConfig, device: str, *, count: int, splits: tuple[str, ...],
+                   budget: int = 100, batch_size: int = 256) -> list[dict[str, Any]]:
+    """Sample ``count`` items of each split with :func:`eval_samplers` and score them with the
+    task's evaluator; one row (split, sampler, count, accuracy) per pair.
+
+    Raises:
+        SrmBenchError: the task has no evaluator.
+    """
+    from srm_bench.registry import get_task
+
+    from .inference import sample_images
+
+    spec = get_task(cfg.task)
+    evaluator = getattr(spec.evaluator_module(), "EVALUATOR", None)
+    if evaluator is None:
+        raise SrmBenchError(f"{cfg.task} has no evaluator to score samples during training")
+    rows = []
+    was_training = model.training
+    model.eval()
+    for split in splits:
+        ds = given = known = None
+        indices = np.arange(count)
+        if spec.conditional:
+            from srm_bench.canonical import canonical_dataset
+
+            ds = canonical_dataset(cfg.task, split)
+            indices = np.arange(min(count, ds.count))
+            given = ds.images(indices)
+            known = np.asarray(ds.items["mask"][indices], dtype=bool).reshape(len(indices), -1)
+        for name, sampler in eval_samplers(budget).items():
+            if cfg.baseline == "ddpm" and name != "parallel":
+                continue
+            images = sample_images(model, cfg, sampler, indices, seed=0, device=device, batch_size=batch_size,
+                                   given=given, known=known)
+            scores = evaluator.score(images, reference=ds, index=indices if ds is not None else None)
+            rows.append({"split": split, "sampler": name, "count": len(indices),
+                         "accuracy": float(np.mean(scores["accuracy"]))})
+    model.train(was_training)
+    return rows
+
+
+def default_eval_splits(task: str) -> tuple[str, ...]:
+    return ("easy", "medium") if task == "sudoku" else ("test",)
+
+
+class CsvLog:
+    """Append rows to a CSV (header written once), flushed after every row; rank 0 only."""
+
+    def __init__(self, path: Path, fields: list[str], *, fresh: bool, enabled: bool) -> None:
+        self.file = None
+        if not enabled:
+            return
+        new = fresh or not path.exists()
+        self.file = open(path, "w" if new else "a", newline="")
+        self.writer = csv.DictWriter(self.file, fieldnames=fields)
+        if new:
+            self.writer.writeheader()
+
+    def write(self, row: dict[str, Any]) -> None:
+        if self.file is not None:
+            self.writer.writerow(row)
+            self.file.flush()
+
+    def __enter__(self) -> "CsvLog":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
+@dataclass
+class TrainBatch:
+    """One step's training inputs: noisy z, levels t (B, P), conditioning, clean x, noise eps,
+    per-patch loss weights w (B, P)."""
+
+    z: torch.Tensor
+    t: torch.Tensor
+    cond: torch.Tensor | None
+    x: torch.Tensor
+    eps: torch.Tensor
+    w: torch.Tensor
+
+    def astuple(self) -> tuple[Any, ...]:
+        return self.z, self.t, self.cond, self.x, self.eps, self.w
+
+
+class BatchMaker:
+    """``make_batch(step)``: the batch of a step on one rank, a function of (seed, rank, step)
+    alone, so a resumed run draws what the uninterrupted run would have drawn.
+
+    Data come from a device stream (``stream``) or a generated split (``data``: indices drawn
+    on the host, images gathered from pinned memory); levels and weights from
+    :class:`DeviceLevelSampler`; the conditional DDPM also gets [mask, masked image].
+    """
+
+    def __init__(self, cfg: TrainConfig, device: torch.device, *, rank: int, local_batch: int,
+                 stream: Any = None, data: TrainData | None = None, tsampler: DeviceLevelSampler | None = None) -> None:
+        if (stream is None) == (data is None):
+            raise SrmBenchError("a batch maker needs exactly one of a device stream and a train split")
+        self.cfg, self.device, self.rank, self.local_batch = cfg, device, rank, local_batch
+        self.stream, self.data = stream, data
+        self.patch = cfg.model["patch_size"]
+        self.grid = (cfg.model["image_size"] // self.patch,) * 2
+        self.tsampler = tsampler or DeviceLevelSampler(TSamplingConfig(**cfg.tsampling), self.grid[0] * self.grid[1], device)
+        self.path = NoisePath(cfg.noise_path, cfg.target)
+        self.ddpm_cond = cfg.baseline == "ddpm" and bool(cfg.model.get("cond_channels", 0))
+        self.images = self.known = None
+        if data is not None:
+            self.images = data.images.pin_memory() if device.type == "cuda" else data.images
+            self.known = None if data.known is None else torch.from_numpy(data.known)
+
+    def __call__(self, step: int) -> TrainBatch:
+        torch.manual_seed(step_seed(self.cfg.seed, self.rank, step))
+        n, dev = self.local_batch, self.device
+        if self.stream is not None:
+            b = self.stream.draw(n)
+            x, known = b.x, b.known
+        else:
+            assert self.data is not None and self.images is not None
+            idx = torch.randint(0, self.data.count, (n,))
+            x = self.images[idx].to(dev, non_blocking=True).permute(0, 3, 1, 2).float() / 127.5 - 1.0
+            known = None if self.known is None else self.known[idx].to(dev, non_blocking=True)
+        t, w = self.tsampler.sample(n, known)
+        eps = torch.randn_like(x)
+        z = self.path.noise(x, eps, pixel_levels(t, self.grid, self.patch))
+        cond = None
+        if self.ddpm_cond:
+            if known is None:
+                raise SrmBenchError("the conditional DDPM needs the given cells (a Sudoku split or stream)")
+            kmask = pixel_levels(known.float(), self.grid, self.patch)
+            cond = torch.cat([kmask, x * kmask], dim=1)
+        return TrainBatch(z, t, cond, x, eps, w)
+
+
+def _setup_device(device: str | None, local: int) -> torch.device:
     if device is None:
         device = f"cuda:{local}" if torch.cuda.is_available() else "cpu"
     elif device == "cuda":
@@ -157,14 +338,66 @@ def train(cfg: TrainConfig, data: str | Path | TrainData, out: str | Path, *, de
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
         torch.backends.cudnn.benchmark = True
+    return dev
+
+
+def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path, *, device: str | None = None,
+          resume: bool = True, max_minutes: float | None = None, progress: bool = True, init: str | Path | None = None,
+          eval_every: int = 0, eval_count: int = 64, eval_splits: tuple[str, ...] | None = None,
+          eval_budget: int = 100) -> dict[str, Any]:
+    """Train (or resume, or continue from weights) a baseline.
+
+    Writes ``out/last.pt`` (full state, for resuming on the same machine), ``out/weights.safetensors``
+    (EMA weights in bf16 with config and training record: small enough to commit, for ``--init``
+    and sampling), ``out/log.csv`` and, with ``eval_every``, ``out/eval.csv``.
+
+    Args:
+        cfg: the run's configuration (see presets.make_config).
+        data: a generated train split of ``cfg.task`` (or an in-memory :class:`TrainData`);
+            None draws fresh data on the device (Sudoku, Even Pixels; see streams.py).
+        out: run directory.
+        device: ``cuda`` or ``cpu`` (default: CUDA if available); under torchrun the local GPU.
+        resume: continue from ``out/last.pt`` when it exists.
+        max_minutes: stop (with a checkpoint) after this much wall time.
+        progress: show a progress bar (rank 0).
+        init: a weights file to continue from (fresh optimizer, warm-up again; step count,
+            images and GPU-hours carried over). Ignored when ``out/last.pt`` is resumed.
+        eval_every: every this many steps (and at the end), sample ``eval_count`` items of
+            each of ``eval_splits`` with the parallel and predicted-order samplers at
+            ``eval_budget`` NFE on rank 0 and log their accuracy in ``out/eval.csv``.
+
+    Returns:
+        Summary dict: steps, images, final loss, wall time, GPU-hours, last eval rows.
+
+    Raises:
+        SrmBenchError: bad data, a checkpoint or weights of another task/preset/model, a batch
+            not divisible by the number of processes, a task without a device stream when
+            ``data`` is None, a task without an evaluator with ``eval_every``.
+    """
+    rank, world, local = _dist()
+    dev = _setup_device(device, local)
     if cfg.batch_size % world:
         raise SrmBenchError(f"batch size {cfg.batch_size} is not divisible by the {world} processes")
     local_batch = cfg.batch_size // world
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     ckpt_path = out / "last.pt"
+    splits = tuple(eval_splits) if eval_splits else default_eval_splits(cfg.task)
+    if eval_every:
+        from srm_bench.registry import get_task
 
-    train_data = data if isinstance(data, TrainData) else load_train_data(data, cfg)
+        spec = get_task(cfg.task)
+        for s in splits:
+            spec.check_split(s)
+
+    stream = train_data = None
+    if data is None:
+        stream = make_stream(cfg.task, dev)
+        data_sha = f"stream:{cfg.task}"
+    else:
+        train_data = data if isinstance(data, TrainData) else load_train_data(data, cfg)
+        data_sha = train_data.content_sha256
+
     torch.manual_seed(cfg.seed)  # the same initial weights on every rank and every run
     model = build_model(cfg.arch, cfg.model).to(dev)
     ema = build_model(cfg.arch, cfg.model).to(dev).eval()
@@ -173,7 +406,8 @@ def train(cfg: TrainConfig, data: str | Path | TrainData, out: str | Path, *, de
         p.requires_grad_(False)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, betas=cfg.betas, weight_decay=cfg.weight_decay,
                             fused=dev.type == "cuda")
-    start_step, wall_before = 0, 0.0
+    record: dict[str, Any] = {"step": 0, "images": 0, "gpu_hours": 0.0, "wall_s": 0.0, "init": None}
+    warm_from = 0
     if resume and ckpt_path.exists():
         state = load_checkpoint(ckpt_path)
         old = TrainConfig.from_dict(state["config"])
@@ -185,114 +419,137 @@ def train(cfg: TrainConfig, data: str | Path | TrainData, out: str | Path, *, de
         model.load_state_dict(state["model"])
         ema.load_state_dict(state["ema"])
         opt.load_state_dict(state["optimizer"])
-        start_step, wall_before = int(state["step"]), float(state.get("wall_s", 0.0))
-        log.info("resumed %s at step %d", ckpt_path, start_step)
+        record = dict(state.get("record") or {"step": int(state["step"]), "images": int(state["step"]) * cfg.batch_size,
+                                                "gpu_hours": float(state.get("wall_s", 0.0)) * int(state.get("world_size", 1)) / 3600,
+                                                "wall_s": float(state.get("wall_s", 0.0)), "init": None})
+        warm_from = int(state.get("warm_from", 0))
+        log.info("resumed %s at step %d", ckpt_path, record["step"])
+    elif init is not None:
+        weights, old, init_record = load_weights(init)
+        if old.identity() != cfg.identity():
+            raise SrmBenchError(
+                f"{init}: holds a {old.baseline}/{old.task}/{old.preset} model ({old.arch}), not "
+                f"{cfg.baseline}/{cfg.task}/{cfg.preset} ({cfg.arch}); pass weights of the same baseline, task and preset"
+            )
+        model.load_state_dict(weights)
+        ema.load_state_dict(weights)
+        record = {**record, **{k: init_record[k] for k in ("step", "images", "gpu_hours", "wall_s") if k in init_record}}
+        record["init"] = {"file": str(init), "step": record["step"], "images": record["images"]}
+        warm_from = int(record["step"])
+        log.info("continuing %s from step %d (%d images)", init, record["step"], record["images"])
+    start_step = int(record["step"])
 
     path = NoisePath(cfg.noise_path, cfg.target)
     patch = cfg.model["patch_size"]
-    grid = (cfg.model["image_size"] // patch,) * 2
-    num_patches = grid[0] * grid[1]
-    tsampler = NoiseLevelSampler(TSamplingConfig(**cfg.tsampling), num_patches)
-    weights = LossWeights(**cfg.loss)
-    ddpm = cfg.baseline == "ddpm"
+    weights_cfg = LossWeights(**cfg.loss)
     use_amp = cfg.bf16 and dev.type == "cuda"
     net: torch.nn.Module = model
     if world > 1:
-        net = torch.nn.parallel.DistributedDataParallel(model, device_ids=[dev.index] if dev.type == "cuda" else None)
+        net = torch.nn.parallel.DistributedDataParallel(model, device_ids=[dev.index] if dev.type == "cuda" else None,
+                                                        gradient_as_bucket_view=True)
+    make_batch = BatchMaker(cfg, dev, rank=rank, local_batch=local_batch, stream=stream, data=train_data)
 
     def forward_loss(z: torch.Tensor, t: torch.Tensor, cond: torch.Tensor | None, x: torch.Tensor, eps: torch.Tensor,
                      w: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_amp):
             out_ = net(z, t, cond)
-        return srm_loss(out_, x, eps, z, t, w, path, patch, weights)
+        return srm_loss(out_, x, eps, z, t, w, path, patch, weights_cfg)
 
     # Network and loss compiled as one graph: the fastest variant in benchmarks/bench_unet.py.
     step_fn = torch.compile(forward_loss) if cfg.compile else forward_loss
-    images = train_data.images.pin_memory() if dev.type == "cuda" else train_data.images
+    device_name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
+    t0 = time.perf_counter()
 
-    csv_file = None
-    writer = None
-    if rank == 0:
-        new = not (out / "log.csv").exists() or start_step == 0
-        csv_file = open(out / "log.csv", "w" if new else "a", newline="")
-        writer = csv.DictWriter(csv_file, fieldnames=CSV_FIELDS)
-        if new:
-            writer.writeheader()
+    def current_record(step: int) -> dict[str, Any]:
+        elapsed = time.perf_counter() - t0
+        return {**record, "step": step, "images": int(record["images"]) + (step - start_step) * cfg.batch_size,
+                "wall_s": round(float(record["wall_s"]) + elapsed, 1),
+                "gpu_hours": round(float(record["gpu_hours"]) + elapsed * world / 3600, 5),
+                "world_size": world, "device": device_name, "data": data_sha}
 
-    def checkpoint(step: int, wall: float) -> None:
+    def checkpoint(step: int) -> None:
         if rank != 0:
             return
+        rec = current_record(step)
         save_checkpoint(ckpt_path, {
             "format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, "config": cfg.to_dict(), "step": step,
             "model": model.state_dict(), "ema": ema.state_dict(), "optimizer": opt.state_dict(),
-            "wall_s": wall, "world_size": world, "dataset_sha256": train_data.content_sha256,
-            "device": torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
+            "wall_s": rec["wall_s"], "world_size": world, "dataset_sha256": data_sha, "device": device_name,
+            "record": rec, "warm_from": warm_from,
         })
+        save_weights(out / WEIGHTS_FILE, ema, cfg, rec)
 
-    t0 = time.perf_counter()
-    last_t, last_step = t0, start_step
+    eval_rows: list[dict[str, Any]] = []
+    fresh = start_step == 0 or not (out / "log.csv").exists()
     step = start_step
     loss_val = float("nan")
     bar = tqdm(total=cfg.steps, initial=start_step, disable=not progress or rank != 0, desc="training")
     model.train()
     ema_params = list(ema.parameters())
     model_params = list(model.parameters())
-    while step < cfg.steps:
-        rng = np.random.default_rng([cfg.seed, rank, step])
-        idx = rng.integers(0, train_data.count, size=local_batch)
-        known = train_data.known[idx] if train_data.known is not None else None
-        t_np, w_np = tsampler.sample(local_batch, rng, known)
-        x = images[torch.from_numpy(idx)].to(dev, non_blocking=True).permute(0, 3, 1, 2).float() / 127.5 - 1.0
-        t = torch.from_numpy(t_np).to(dev, non_blocking=True)
-        w = torch.from_numpy(w_np).to(dev, non_blocking=True)
-        gen = torch.Generator(device=dev).manual_seed(int(rng.integers(2**62)))
-        eps = torch.randn(x.shape, generator=gen, device=dev)
-        z = path.noise(x, eps, pixel_levels(t, grid, patch))
-        cond = None
-        if ddpm and cfg.model.get("cond_channels", 0):
-            kmask = pixel_levels(torch.from_numpy(known).to(dev).float(), grid, patch)
-            cond = torch.cat([kmask, x * kmask], dim=1)
-        lr = lr_at(step, cfg)
-        for g in opt.param_groups:
-            g["lr"] = lr
-        loss, parts = step_fn(z, t, cond, x, eps, w)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
-        opt.step()
-        decay = min(cfg.ema_decay, (1 + step) / (10 + step))
-        with torch.no_grad():
-            torch._foreach_lerp_(ema_params, model_params, 1.0 - decay)
-        step += 1
-        bar.update(1)
-        if step % cfg.log_every == 0 or step == cfg.steps:
-            loss_val = float(loss.detach())
-            if not math.isfinite(loss_val):
-                raise SrmBenchError(f"loss became {loss_val} at step {step}; lower --lr or check the data")
-            now = time.perf_counter()
-            if writer is not None:
-                writer.writerow({"step": step, "loss": f"{loss_val:.6f}", **{k: f"{float(v):.6f}" for k, v in parts.items()},
-                                 "lr": f"{lr:.3g}", "grad_norm": f"{float(grad_norm):.4f}",
-                                 "steps_per_s": f"{(step - last_step) / (now - last_t):.3f}",
-                                 "elapsed_s": f"{wall_before + now - t0:.1f}"})
-                assert csv_file is not None
-                csv_file.flush()
-            bar.set_postfix(loss=f"{loss_val:.4f}")
-            last_t, last_step = now, step
-        timed_out = False
-        if max_minutes is not None and step % cfg.log_every == 0:
-            # Decided together so that no rank waits for another in DDP.
-            flag = torch.tensor(float((time.perf_counter() - t0) > 60 * max_minutes), device=dev)
-            if world > 1:
-                dist.all_reduce(flag, op=dist.ReduceOp.MAX)
-            timed_out = bool(flag.item())
-        if step % cfg.ckpt_every == 0 or step == cfg.steps or timed_out:
-            checkpoint(step, wall_before + time.perf_counter() - t0)
-        if timed_out:
-            log.info("stopping at step %d after %.1f minutes (checkpoint written)", step, max_minutes)
-            break
+    last_t, last_step = time.perf_counter(), start_step
+    with CsvLog(out / "log.csv", CSV_FIELDS, fresh=fresh, enabled=rank == 0) as train_log, \
+            CsvLog(out / "eval.csv", EVAL_FIELDS, fresh=fresh, enabled=rank == 0 and eval_every > 0) as eval_log:
+
+        def run_eval(step: int) -> None:
+            nonlocal last_t
+            if rank != 0:
+                return
+            rec = current_record(step)
+            rows = evaluate_model(ema, cfg, str(dev), count=eval_count, splits=splits, budget=eval_budget)
+            for row in rows:
+                eval_log.write({"step": step, "images": rec["images"], "gpu_hours": rec["gpu_hours"], **row,
+                                "accuracy": f"{row['accuracy']:.4f}", "elapsed_s": rec["wall_s"]})
+            eval_rows[:] = rows
+            summary = " ".join(f"{r['split']}/{r['sampler']}={r['accuracy']:.3f}" for r in rows)
+            log.info("step %d (%d images): %s", step, rec["images"], summary)
+            bar.write(f"eval step {step}: {summary}")
+            last_t = time.perf_counter()  # sampling time is not training throughput
+
+        while step < cfg.steps:
+            z, t, cond, x, eps, w = make_batch(step).astuple()
+            lr = lr_at(step, cfg, warm_from)
+            for g in opt.param_groups:
+                g["lr"] = lr
+            loss, parts = step_fn(z, t, cond, x, eps, w)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+            opt.step()
+            decay = min(cfg.ema_decay, (1 + step) / (10 + step))
+            with torch.no_grad():
+                torch._foreach_lerp_(ema_params, model_params, 1.0 - decay)
+            step += 1
+            bar.update(1)
+            if step % cfg.log_every == 0 or step == cfg.steps:
+                loss_val = float(loss.detach())
+                if not math.isfinite(loss_val):
+                    raise SrmBenchError(f"loss became {loss_val} at step {step}; lower --lr or check the data")
+                now = time.perf_counter()
+                rate = (step - last_step) / max(now - last_t, 1e-9)
+                rec = current_record(step)
+                train_log.write({"step": step, "images": rec["images"], "loss": f"{loss_val:.6f}",
+                                 **{k: f"{float(v):.6f}" for k, v in parts.items()}, "lr": f"{lr:.3g}",
+                                 "grad_norm": f"{float(grad_norm):.4f}", "steps_per_s": f"{rate:.3f}",
+                                 "images_per_s": f"{rate * cfg.batch_size:.1f}", "elapsed_s": rec["wall_s"]})
+                bar.set_postfix(loss=f"{loss_val:.4f}")
+                last_t, last_step = now, step
+            timed_out = False
+            if max_minutes is not None and step % cfg.log_every == 0:
+                # Decided together so that no rank waits for another in DDP.
+                flag = torch.tensor(float((time.perf_counter() - t0) > 60 * max_minutes), device=dev)
+                if world > 1:
+                    dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+                timed_out = bool(flag.item())
+            if eval_every and (step % eval_every == 0 or step == cfg.steps or timed_out):
+                run_eval(step)
+            if step % cfg.ckpt_every == 0 or step == cfg.steps or timed_out:
+                checkpoint(step)
+            if timed_out:
+                log.info("stopping at step %d after %.1f minutes (checkpoint written)", step, max_minutes)
+                break
     bar.close()
-    if csv_file is not None:
-        csv_file.close()
-    wall = wall_before + time.perf_counter() - t0
-    return {"steps": step, "loss": loss_val, "wall_s": wall, "checkpoint": str(ckpt_path), "world_size": world}
+    rec = current_record(step)
+    return {"steps": step, "images": rec["images"], "loss": loss_val, "wall_s": rec["wall_s"],
+            "gpu_hours": rec["gpu_hours"], "checkpoint": str(ckpt_path), "weights": str(out / WEIGHTS_FILE),
+            "world_size": world, "eval": eval_rows}

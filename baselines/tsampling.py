@@ -14,18 +14,14 @@ a random fraction of patches (the option used for Even Pixels and Counting).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 
 import numpy as np
+import torch
 
 from srm_bench.errors import SrmBenchError
 
-KINDS = ("shared", "independent", "uniform_tbar")
+from .configs import TSamplingConfig, split_alpha  # noqa: F401  (re-exported)
 
-
-def split_alpha(d: int, sharpness: float) -> float:
-    """Beta(alpha, alpha) parameter of a split of ``d`` patches: (d - 1 - d mod 2)^1.05 * sharpness."""
-    return float((d - 1 - d % 2) ** 1.05 * sharpness)
 
 
 def recursive_allocation(tbar: np.ndarray, d: int, sharpness: float, rng: np.random.Generator) -> np.ndarray:
@@ -73,28 +69,6 @@ def recursive_allocation(tbar: np.ndarray, d: int, sharpness: float, rng: np.ran
     fill(tbar * d, 0, d)
     out = rng.permuted(out, axis=1)
     return np.clip(out, 0.0, 1.0)
-
-
-@dataclass(frozen=True)
-class TSamplingConfig:
-    """How training noise levels are drawn (stored in checkpoints)."""
-
-    kind: str = "uniform_tbar"
-    sharpness: float = 1.0
-    zero_patch_prob: float = 0.0
-    zero_patch_max_frac: float = 0.5
-    weight_bins: int = 100
-
-    def validate(self) -> None:
-        if self.kind not in KINDS:
-            raise SrmBenchError(f"unknown t-sampling {self.kind!r}; valid: {', '.join(KINDS)}")
-        if not self.sharpness > 0:
-            raise SrmBenchError(f"sharpness must be > 0 (got {self.sharpness})")
-        if not 0 <= self.zero_patch_prob <= 1 or not 0 <= self.zero_patch_max_frac <= 1:
-            raise SrmBenchError("zero_patch_prob and zero_patch_max_frac must lie in [0, 1]")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 class NoiseLevelSampler:
@@ -161,3 +135,100 @@ class NoiseLevelSampler:
                 t[known] = 0.0
             w[known] = 0.0
         return t.astype(np.float32), w.astype(np.float32)
+
+
+# ----------------------------------------------------------------------------- on the device
+
+def recursive_allocation_torch(tbar: torch.Tensor, d: int, sharpness: float) -> torch.Tensor:
+    """:func:`recursive_allocation` on the device, vectorised over the batch and over every
+    split of one depth of the recursion (so ~log2(d) Beta draws, not d - 1).
+
+    Uses the global torch RNG. Returns (B, d) float32 rows with mean ``tbar``.
+    """
+    b = tbar.shape[0]
+    dev = tbar.device
+    totals = (tbar.double() * d)[:, None]  # (B, segments)
+    sizes = [d]
+    while any(n > 1 for n in sizes):
+        split = [n > 1 for n in sizes]
+        n = torch.tensor(sizes, device=dev, dtype=torch.float64)
+        d1 = torch.floor(n / 2)
+        d2 = n - d1
+        alpha = torch.tensor([split_alpha(s, sharpness) if s > 1 else 1.0 for s in sizes], device=dev,
+                             dtype=torch.float64).expand(b, -1)
+        r = torch.distributions.Beta(alpha, alpha).sample()
+        s1_max = torch.minimum(totals, d1)
+        s1_min = torch.clamp(totals - torch.minimum(totals, d2), min=0.0)
+        s1 = s1_min + (s1_max - s1_min) * r
+        cols, new_sizes = [], []
+        for j, s in enumerate(sizes):
+            if split[j]:
+                cols += [s1[:, j], totals[:, j] - s1[:, j]]
+                new_sizes += [s // 2, s - s // 2]
+            else:
+                cols.append(totals[:, j])
+                new_sizes.append(s)
+        totals, sizes = torch.stack(cols, 1), new_sizes
+    order = torch.rand(b, d, device=dev).argsort(1)
+    return totals.gather(1, order).clamp(0.0, 1.0).float()
+
+
+class DeviceLevelSampler:
+    """:class:`NoiseLevelSampler` on the training device (same distribution, same weights'
+    definition), drawing from the global torch RNG.
+
+    Example:
+        >>> s = DeviceLevelSampler(TSamplingConfig(), 81, "cpu")
+        >>> t, w = s.sample(4); tuple(t.shape), tuple(w.shape)
+        ((4, 81), (4, 81))
+    """
+
+    def __init__(self, config: TSamplingConfig, num_patches: int, device: str | torch.device,
+                 *, estimate_draws: int = 200_000) -> None:
+        config.validate()
+        self.config = config
+        self.num_patches = num_patches
+        self.device = torch.device(device)
+        self.bins = config.weight_bins
+        self.bin_weights = torch.ones(self.bins, device=self.device)
+        if config.kind == "uniform_tbar":
+            with torch.random.fork_rng(devices=[self.device] if self.device.type == "cuda" else []):
+                torch.manual_seed(20250226 + num_patches)
+                t = self._draw(max(1, estimate_draws // num_patches)).flatten()
+            density = torch.histc(t.float(), bins=self.bins, min=0.0, max=1.0) / (t.numel() / self.bins)
+            # A floor keeps empty bins (possible only for tiny P) from getting infinite weight.
+            self.bin_weights = 1.0 / density.clamp_min(0.05)
+
+    def _draw(self, batch: int) -> torch.Tensor:
+        kind, p, dev = self.config.kind, self.num_patches, self.device
+        if kind == "shared":
+            return torch.rand(batch, 1, device=dev).expand(batch, p).contiguous()
+        if kind == "independent":
+            return torch.rand(batch, p, device=dev)
+        return recursive_allocation_torch(torch.rand(batch, device=dev), p, self.config.sharpness)
+
+    def weight_of(self, t: torch.Tensor) -> torch.Tensor:
+        idx = (t * self.bins).long().clamp(0, self.bins - 1)
+        return self.bin_weights[idx]
+
+    def sample(self, batch: int, known: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Levels and weights (B, P); ``known`` (B, P) bool marks given patches (t = 0, w = 0;
+        with the shared level of the DDPM they keep both, as in the authors' code)."""
+        t = self._draw(batch)
+        w = self.weight_of(t)
+        cfg = self.config
+        if cfg.zero_patch_prob > 0:
+            dev, p = self.device, self.num_patches
+            hit = torch.rand(batch, device=dev) < cfg.zero_patch_prob
+            frac = torch.rand(batch, device=dev) * cfg.zero_patch_max_frac
+            ranks = torch.rand(batch, p, device=dev).argsort(1).argsort(1)
+            zero = hit[:, None] & (ranks < torch.floor(frac * p)[:, None])
+            t = t.masked_fill(zero, 0.0)
+            w = w.masked_fill(zero, 0.0)
+        if known is not None:
+            if known.shape != (batch, self.num_patches):
+                raise SrmBenchError(f"known mask must be {(batch, self.num_patches)}, got {tuple(known.shape)}")
+            if cfg.kind != "shared":  # the DDPM keeps one level and, as the authors' code, its loss on every pixel
+                t = t.masked_fill(known, 0.0)
+                w = w.masked_fill(known, 0.0)
+        return t, w

@@ -13,9 +13,6 @@ over each patch: the predicted uncertainty.
 """
 from __future__ import annotations
 
-import math
-from dataclasses import asdict, dataclass, field
-from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -23,64 +20,8 @@ from torch import nn
 
 from srm_bench.errors import SrmBenchError
 
-
-class DenoiserOutput(NamedTuple):
-    """What every denoiser returns: mean (B,C,H,W), v (B,C,H,W), log-variance per patch (B,P)."""
-
-    mean: torch.Tensor
-    v: torch.Tensor
-    logvar: torch.Tensor
-
-
-@dataclass(frozen=True)
-class UNetConfig:
-    """Architecture of a :class:`UNet` (stored in checkpoints)."""
-
-    image_size: int = 32
-    in_channels: int = 3
-    cond_channels: int = 0
-    patch_size: int = 4
-    base_channels: int = 64
-    channel_mult: tuple[int, ...] = (1, 2, 2, 4)
-    num_res_blocks: int = 2
-    attention_resolutions: tuple[int, ...] = (8, 4)
-    head_channels: int = 64
-    dropout: float = 0.1
-    groups: int = 32
-    emb_channels: int = 512
-    time_channels: int = 256  # sinusoid width before the MLP
-    arch: str = field(default="unet")
-
-    def validate(self) -> None:
-        if self.image_size % self.patch_size:
-            raise SrmBenchError(f"image size {self.image_size} is not a multiple of the patch size {self.patch_size}")
-        for m in self.channel_mult:
-            if (m * self.base_channels) % self.groups:
-                raise SrmBenchError(f"channels {m * self.base_channels} not divisible by {self.groups} groups")
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["channel_mult"] = list(self.channel_mult)
-        d["attention_resolutions"] = list(self.attention_resolutions)
-        return d
-
-
-def timestep_embedding(t: torch.Tensor, dim: int, scale: float = 1000.0) -> torch.Tensor:
-    """Sinusoidal embedding of ``scale * t`` along a new last axis of size ``dim``."""
-    half = dim // 2
-    freqs = torch.exp(-math.log(10000.0) * torch.arange(half, device=t.device, dtype=torch.float32) / half)
-    args = (scale * t.float())[..., None] * freqs
-    emb = torch.cat([torch.cos(args), torch.sin(args)], dim=-1)
-    if dim % 2:
-        emb = F.pad(emb, (0, 1))
-    return emb
-
-
-def patch_map(t: torch.Tensor, grid: tuple[int, int], patch: int) -> torch.Tensor:
-    """(B, P) per-patch levels -> (B, 1, H, W) per-pixel map."""
-    b = t.shape[0]
-    g = t.reshape(b, 1, grid[0], grid[1])
-    return g.repeat_interleave(patch, dim=2).repeat_interleave(patch, dim=3)
+from .configs import UNetConfig
+from .diffusion import DenoiserOutput, pixel_levels, timestep_embedding  # noqa: F401  (re-exported)
 
 
 def zero_module(m: nn.Module) -> nn.Module:
@@ -202,7 +143,7 @@ class UNet(nn.Module):
 
     def _embeddings(self, t: torch.Tensor, dtype: torch.dtype) -> dict[int, torch.Tensor]:
         """The embedding map of every resolution, computed once per forward pass."""
-        full = patch_map(t.float(), self.grid, self.config.patch_size)
+        full = pixel_levels(t.float(), self.grid, self.config.patch_size)
         return {size: self._embedding_at(full, size, dtype) for size in self.sizes}
 
     def forward(self, x: torch.Tensor, t: torch.Tensor, cond: torch.Tensor | None = None) -> DenoiserOutput:

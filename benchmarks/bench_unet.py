@@ -24,7 +24,7 @@ from srm_bench.baselines.presets import make_config
 from srm_bench.baselines.samplers import pixel_levels
 from srm_bench.baselines.train import build_model
 from srm_bench.baselines.tsampling import NoiseLevelSampler, TSamplingConfig
-from srm_bench.baselines.unet import UNet, patch_map
+from srm_bench.baselines.unet import UNet
 
 REFERENCE_MS = {"train": 396.0, "infer": 473.0}  # reference code, one H100, bf16 (train compiled, inference eager)
 DENSE_BF16_PEAK = {"H100": 989.4e12, "H200": 989.4e12}
@@ -45,7 +45,7 @@ class PerBlockUNet(UNet):
     """Same weights and maths, the noise-level embedding recomputed for every block (baseline of the speed-up)."""
 
     def _embeddings(self, t: torch.Tensor, dtype: torch.dtype) -> dict[int, torch.Tensor]:
-        full = patch_map(t.float(), self.grid, self.config.patch_size)
+        full = pixel_levels(t.float(), self.grid, self.config.patch_size)
         return _PerBlock(lambda size: self._embedding_at(full, size, dtype))
 
 

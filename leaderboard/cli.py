@@ -149,3 +149,13 @@ def plot_samples_cmd(result: Path, samples_path: Path | None, count: int, which:
     from .plots import plot_samples
 
     click.echo(f"wrote {plot_samples(result, out, samples_path=samples_path, count=count, which=which, columns=columns)}")
+
+
+@plot.command("training", epilog="\b\nExample:\n  srm-bench plot training runs/cell-mlp runs/dit-cell -o training.png")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="PNG to write.")
+def plot_training_cmd(runs: tuple[Path, ...], out: Path) -> None:
+    """Loss and accuracy during training (log.csv, eval.csv) against images seen, for run directories."""
+    from .plots import plot_training
+
+    click.echo(f"wrote {plot_training(list(runs), out)}")

@@ -271,3 +271,35 @@ def plot_samples(result_path: str | Path, out: str | Path, *, samples_path: str 
     fig.suptitle(f"{result['task']}/{result['split']} · {result['model']['name']}: {verdict} per sample"
                  + (" (red: cells that break a rule)" if VERDICT_COLUMN in per.columns else ""), fontsize=9)
     return _save(fig, out)
+
+
+def plot_training(runs: list[str | Path], out: str | Path, *, labels: list[str] | None = None) -> Path:
+    """Loss and accuracy during training against images seen, one line per run directory
+    (its ``log.csv`` and, where present, ``eval.csv`` written by ``srm-bench train --eval-every``).
+
+    Raises:
+        SrmBenchError: a run directory without a log.csv, or a log that is not a training log.
+    """
+    fig = _figure(11, 4)
+    ax_loss, ax_acc = fig.subplots(1, 2)
+    for i, run in enumerate(runs):
+        run = Path(run)
+        name = labels[i] if labels and i < len(labels) else run.name
+        if not (run / "log.csv").exists():
+            raise SrmBenchError(f"{run}: no log.csv; pass the -o directory of 'srm-bench train'")
+        log = pd.read_csv(run / "log.csv")
+        if not {"images", "mse"} <= set(log.columns):
+            raise SrmBenchError(f"{run / 'log.csv'}: not a training log of this version (needs images and mse columns)")
+        line, = ax_loss.plot(log["images"], log["mse"], label=name)
+        if (run / "eval.csv").exists():
+            ev = pd.read_csv(run / "eval.csv")
+            for (split, sampler), part in ev.groupby(["split", "sampler"], sort=True):
+                style = "-" if sampler == "predicted" else ":"
+                ax_acc.plot(part["images"], part["accuracy"], style, marker="o", color=line.get_color(),
+                            label=f"{name} {split}/{sampler}")
+    ax_loss.set(xlabel="training images", ylabel="velocity MSE", title="loss", yscale="log")
+    ax_acc.set(xlabel="training images", ylabel="accuracy", title="accuracy during training", ylim=(-0.02, 1.02))
+    ax_loss.legend(fontsize=8)
+    if ax_acc.lines:
+        ax_acc.legend(fontsize=7)
+    return _save(fig, out)

@@ -96,7 +96,7 @@ def test_train_cli_on_a_generated_split(tmp_path, capsys) -> None:
     state = load_checkpoint(tmp_path / "run" / "last.pt")
     assert state["step"] == 2 and state["config"]["tsampling"]["kind"] == "independent"
     assert state["dataset_sha256"] == srm_bench.load_dataset(tmp_path / "data").content_sha256
-    assert (tmp_path / "run" / "log.csv").read_text().splitlines()[0].startswith("step,loss,mse,vlb,nll")
+    assert (tmp_path / "run" / "log.csv").read_text().splitlines()[0].startswith("step,images,loss,mse,vlb,nll")
     with pytest.raises(SystemExit):
         main(["-q", "train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "--data", str(tmp_path / "data"),
               "-o", str(tmp_path / "run2"), "--device", "cpu"])

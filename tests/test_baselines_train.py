@@ -23,7 +23,9 @@ TINY_UNET = UNetConfig(image_size=8, in_channels=3, patch_size=4, base_channels=
 
 def tiny_cfg(**kw) -> TrainConfig:
     base = make_config("even-pixels", "srm", "tiny")
-    opts = dict(model=TINY_UNET, steps=6, batch_size=4, log_every=1, ckpt_every=3, lr=3e-3, warmup_steps=1)
+    # No zero patches: with 4 patches the authors' rule makes the per-step loss too noisy to watch fall.
+    opts = dict(model=TINY_UNET, steps=6, batch_size=4, log_every=1, ckpt_every=3, lr=3e-3, warmup_steps=1,
+                tsampling={**base.tsampling, "zero_patch_prob": 0.0})
     return with_overrides(base, **{**opts, **kw})
 
 
@@ -82,7 +84,7 @@ def test_load_checkpoint_refuses_other_files(tmp_path: Path) -> None:
 def test_ddpm_sudoku_step_uses_the_mask(tmp_path: Path) -> None:
     cfg = make_config("sudoku", "ddpm", "tiny")
     model = dict(TINY_UNET, image_size=36, in_channels=1, cond_channels=2, patch_size=4)
-    cfg = with_overrides(cfg, model=model, steps=2, batch_size=2, ckpt_every=2)
+    cfg = with_overrides(cfg, arch="unet", model=model, steps=2, batch_size=2, ckpt_every=2)
     rng = np.random.default_rng(0)
     data = TrainData(torch.from_numpy(rng.integers(0, 256, (4, 36, 36, 1), dtype=np.uint8)), rng.random((4, 81)) < 0.5, "s", 4)
     out = train(cfg, data, tmp_path, device="cpu", progress=False)

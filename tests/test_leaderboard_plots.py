@@ -147,3 +147,23 @@ def test_plot_commands_from_the_cli(tmp_path, capsys):
     assert exit_.value.code == 1 and not (tmp_path / "o.png").exists()
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "numeric sampler.overlap" in err
+
+
+def test_plot_training_draws_runs_and_refuses_other_folders(tmp_path: Path) -> None:
+    from srm_bench.leaderboard.plots import plot_training
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "log.csv").write_text("step,images,loss,mse\n1,256,1.0,0.9\n2,512,0.5,0.4\n")
+    (run / "eval.csv").write_text("step,images,gpu_hours,split,sampler,count,accuracy,elapsed_s\n"
+                                  "2,512,0.01,easy,parallel,4,0.25,3\n2,512,0.01,easy,predicted,4,0.5,3\n")
+    out = plot_training([run], tmp_path / "t.png")
+    from PIL import Image
+
+    assert Image.open(out).size == (1100, 400)
+    with pytest.raises(SrmBenchError, match="no log.csv"):
+        plot_training([tmp_path], tmp_path / "u.png")
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "log.csv").write_text("step,loss\n1,2\n")
+    with pytest.raises(SrmBenchError, match="not a training log"):
+        plot_training([tmp_path / "old"], tmp_path / "v.png")

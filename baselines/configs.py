@@ -1,0 +1,148 @@
+"""Configurations of the baselines' networks and noise-level samplers, free of torch so
+that presets, ``srm-bench train --help`` and checkpoint metadata can be read without it.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from srm_bench.errors import SrmBenchError
+
+KINDS = ("shared", "independent", "uniform_tbar")
+
+
+def split_alpha(d: int, sharpness: float) -> float:
+    """Beta(alpha, alpha) parameter of a split of ``d`` patches: (d - 1 - d mod 2)^1.05 * sharpness."""
+    return float((d - 1 - d % 2) ** 1.05 * sharpness)
+
+
+@dataclass(frozen=True)
+class UNetConfig:
+    """Architecture of a :class:`UNet` (stored in checkpoints)."""
+
+    image_size: int = 32
+    in_channels: int = 3
+    cond_channels: int = 0
+    patch_size: int = 4
+    base_channels: int = 64
+    channel_mult: tuple[int, ...] = (1, 2, 2, 4)
+    num_res_blocks: int = 2
+    attention_resolutions: tuple[int, ...] = (8, 4)
+    head_channels: int = 64
+    dropout: float = 0.1
+    groups: int = 32
+    emb_channels: int = 512
+    time_channels: int = 256  # sinusoid width before the MLP
+    arch: str = field(default="unet")
+
+    def validate(self) -> None:
+        if self.image_size % self.patch_size:
+            raise SrmBenchError(f"image size {self.image_size} is not a multiple of the patch size {self.patch_size}")
+        for m in self.channel_mult:
+            if (m * self.base_channels) % self.groups:
+                raise SrmBenchError(f"channels {m * self.base_channels} not divisible by {self.groups} groups")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["channel_mult"] = list(self.channel_mult)
+        d["attention_resolutions"] = list(self.attention_resolutions)
+        return d
+
+
+
+DIT_SIZES = {"S": (384, 12, 6), "B": (768, 12, 12)}
+
+
+@dataclass(frozen=True)
+class DiTConfig:
+    """Architecture of a :class:`DiT` (stored in checkpoints)."""
+
+    image_size: int = 32
+    in_channels: int = 3
+    cond_channels: int = 0
+    patch_size: int = 4
+    token_patch: int = 2
+    hidden: int = 384
+    depth: int = 12
+    heads: int = 6
+    mlp_ratio: float = 4.0
+    time_channels: int = 256
+    arch: str = "dit"
+
+    def validate(self) -> None:
+        if self.image_size % self.patch_size or self.patch_size % self.token_patch:
+            raise SrmBenchError(
+                f"token size {self.token_patch} must divide the variable size {self.patch_size}, "
+                f"which must divide the image size {self.image_size}"
+            )
+        if self.hidden % self.heads:
+            raise SrmBenchError(f"hidden size {self.hidden} is not divisible by {self.heads} heads")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+
+@dataclass(frozen=True)
+class CellNetConfig:
+    """Architecture of a :class:`CellNet` (stored in checkpoints)."""
+
+    image_size: int = 252
+    in_channels: int = 1
+    cond_channels: int = 0
+    patch_size: int = 28
+    channels: tuple[int, ...] = (32, 64, 64)
+    hidden: int = 256
+    depth: int = 8
+    heads: int = 8
+    mlp_ratio: float = 4.0
+    groups: int = 8
+    emb_channels: int = 128
+    time_channels: int = 128
+    encoder: str = "conv"  # "conv": conv UNet encoder per variable; "linear": one linear map of its pixels
+    decoder: str = "conv"  # "conv": conv decoder with skips; "mlp": per-subpatch MLP (linear encoder only)
+    sub_patch: int = 4  # side of a subpatch of the "mlp" decoder
+    dec_hidden: int = 128  # width of the "mlp" decoder
+    arch: str = "cellnet"
+
+    def validate(self) -> None:
+        if self.image_size % self.patch_size:
+            raise SrmBenchError(f"image size {self.image_size} is not a multiple of the patch size {self.patch_size}")
+        if self.hidden % self.heads:
+            raise SrmBenchError(f"hidden size {self.hidden} is not divisible by {self.heads} heads")
+        if self.encoder not in ("conv", "linear"):
+            raise SrmBenchError(f"unknown CellNet encoder {self.encoder!r}; valid: conv, linear")
+        if self.decoder not in ("conv", "mlp"):
+            raise SrmBenchError(f"unknown CellNet decoder {self.decoder!r}; valid: conv, mlp")
+        if self.decoder == "mlp" and (self.encoder != "linear" or self.patch_size % self.sub_patch):
+            raise SrmBenchError("the mlp decoder needs the linear encoder and a sub_patch that divides the patch size")
+        for ch in self.channels:
+            if ch % self.groups:
+                raise SrmBenchError(f"channels {ch} not divisible by {self.groups} groups")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["channels"] = list(self.channels)
+        return d
+
+
+
+@dataclass(frozen=True)
+class TSamplingConfig:
+    """How training noise levels are drawn (stored in checkpoints)."""
+
+    kind: str = "uniform_tbar"
+    sharpness: float = 1.0
+    zero_patch_prob: float = 0.0
+    zero_patch_max_frac: float = 0.5
+    weight_bins: int = 100
+
+    def validate(self) -> None:
+        if self.kind not in KINDS:
+            raise SrmBenchError(f"unknown t-sampling {self.kind!r}; valid: {', '.join(KINDS)}")
+        if not self.sharpness > 0:
+            raise SrmBenchError(f"sharpness must be > 0 (got {self.sharpness})")
+        if not 0 <= self.zero_patch_prob <= 1 or not 0 <= self.zero_patch_max_frac <= 1:
+            raise SrmBenchError("zero_patch_prob and zero_patch_max_frac must lie in [0, 1]")
+
+    def to_dict(self) -> dict:
+        return asdict(self)

@@ -1,0 +1,256 @@
+"""The training engine: data made on the device, levels drawn on the device, weights that
+travel (weights.safetensors, --init), accuracy measured during training, CellNet."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from srm_bench.baselines.presets import make_config, with_overrides
+from srm_bench.baselines.streams import EvenPixelsStream, SudokuStream, hsv_to_rgb8_torch, make_stream
+from srm_bench.baselines.train import build_model, load_weights, train
+from srm_bench.baselines.tsampling import DeviceLevelSampler, TSamplingConfig, recursive_allocation_torch
+from srm_bench.errors import SrmBenchError
+
+from test_baselines_cli import run_cli
+from test_baselines_train import tiny_cfg, tiny_data
+
+
+@pytest.fixture(scope="module")
+def sudoku_stream() -> SudokuStream:
+    return SudokuStream("cpu", grid_classes=64)
+
+
+def test_sudoku_stream_draws_valid_puzzles_made_of_pool_digits(sudoku_stream: SudokuStream) -> None:
+    from srm_bench.evaluators.sudoku import sudoku_l1, tiles_of
+
+    torch.manual_seed(0)
+    grids = sudoku_stream.grids_of(500)
+    assert (sudoku_l1((grids + 1).numpy().astype(np.uint8)) == 0).all()
+    # Symmetries and relabelling spread every digit over every cell.
+    assert all(len(torch.unique(grids[:, r, c])) == 9 for r in range(9) for c in range(9))
+    torch.manual_seed(1)
+    inst = torch.randint(0, sudoku_stream.k, (4, 81))
+    img = sudoku_stream.render(grids[:4], inst)
+    tiles = tiles_of(np.round((img.numpy()[:, 0] + 1) * 127.5).astype(np.uint8))
+    pool = sudoku_stream.pool.numpy()
+    for n in range(4):
+        for cell in (0, 40, 80):
+            np.testing.assert_array_equal(tiles[n, cell], pool[grids[n].flatten()[cell], inst[n, cell]])
+    torch.manual_seed(2)
+    known = sudoku_stream.draw(400).known
+    counts = known.sum(1)
+    assert counts.min() >= 0 and counts.max() <= 80 and 30 < counts.float().mean() < 50
+
+
+def test_sudoku_stream_uses_the_train_base_grids_only(sudoku_stream: SudokuStream) -> None:
+    from srm_bench.generators.sudoku import base_grid, symmetry_invariant
+
+    torch.manual_seed(3)
+    drawn = {symmetry_invariant((g + 1).numpy()) for g in sudoku_stream.grids_of(50)}
+    bases = {symmetry_invariant(base_grid(0, c)) for c in range(64)}
+    assert drawn <= bases
+
+
+def test_even_pixels_stream_matches_the_generator() -> None:
+    from srm_bench.evaluators.even_pixels import EVALUATOR
+    from srm_bench.generators.even_pixels import hsv_to_rgb8
+
+    hues = np.random.default_rng(0).random(1000)
+    np.testing.assert_array_equal(hsv_to_rgb8_torch(torch.from_numpy(hues), 1.0, 0.7).numpy(), hsv_to_rgb8(hues, 1.0, 0.7))
+    torch.manual_seed(0)
+    x = EvenPixelsStream("cpu").draw(64).x
+    img = np.round((x.permute(0, 2, 3, 1).numpy() + 1) * 127.5).astype(np.uint8)
+    scores = EVALUATOR.score(img, reference=None, index=None)
+    assert scores["accuracy"].all() and scores["strict_accuracy"].all()
+
+
+def test_counting_has_no_device_stream() -> None:
+    with pytest.raises(SrmBenchError, match="--data"):
+        make_stream("counting-stars", "cpu")
+
+
+@pytest.mark.parametrize("d,sharpness", [(81, 1.0), (64, 0.75), (256, 0.5), (5, 1.0)])
+def test_recursive_allocation_torch_keeps_the_mean(d: int, sharpness: float) -> None:
+    torch.manual_seed(0)
+    tbar = torch.rand(2000)
+    t = recursive_allocation_torch(tbar, d, sharpness)
+    assert t.shape == (2000, d) and t.min() >= 0 and t.max() <= 1
+    torch.testing.assert_close(t.double().mean(1), tbar.double(), atol=1e-5, rtol=0)
+
+
+def test_device_sampler_matches_the_numpy_sampler_in_distribution() -> None:
+    from srm_bench.baselines.tsampling import NoiseLevelSampler
+
+    cfg = TSamplingConfig(sharpness=1.0)
+    torch.manual_seed(0)
+    t, w = DeviceLevelSampler(cfg, 81, "cpu").sample(8000)
+    tn, wn = NoiseLevelSampler(cfg, 81).sample(8000, np.random.default_rng(0))
+    # Rows share their t-bar, so 8000 rows hold ~8000 independent draws: tolerances to match.
+    for a, b, tol in ((t.numpy(), tn, 0.01), (w.numpy(), wn, 0.04)):
+        assert abs(a.mean() - b.mean()) < tol and abs(a.std() - b.std()) < tol
+    hist, _ = np.histogram(t.numpy(), bins=10, range=(0, 1))
+    hist_n, _ = np.histogram(tn, bins=10, range=(0, 1))
+    np.testing.assert_allclose(hist / hist.sum(), hist_n / hist_n.sum(), atol=0.005)
+
+
+def test_zero_patches_follow_the_authors_rule_and_givens_stay_clean() -> None:
+    cfg = TSamplingConfig(zero_patch_prob=1.0, zero_patch_max_frac=1.0)
+    s = DeviceLevelSampler(cfg, 64, "cpu")
+    torch.manual_seed(0)
+    t, w = s.sample(4000)
+    zero = (w == 0)
+    assert abs(zero.float().mean().item() - 0.49) < 0.02  # E[floor(U * 64)] / 64
+    assert (t[zero] == 0).all()
+    # >= 75% clean with >= 4 patches still noisy: the late phase of sequential sampling.
+    late = (zero.sum(1) >= 48) & ((t > 0.5).sum(1) >= 4)
+    assert late.float().mean() > 0.05
+    known = torch.rand(4000, 64) < 0.3
+    t, w = s.sample(4000, known)
+    assert (t[known] == 0).all() and (w[known] == 0).all()
+
+
+def test_cellnet_outputs_and_locality() -> None:
+    from srm_bench.baselines.cellnet import CellNet, CellNetConfig
+
+    for encoder, decoder in (("conv", "conv"), ("linear", "conv"), ("linear", "mlp")):
+        cfg = CellNetConfig(image_size=56, patch_size=28, channels=(8, 8), hidden=32, depth=1, heads=2, groups=4,
+                            emb_channels=16, time_channels=16, encoder=encoder, decoder=decoder, dec_hidden=16)
+        torch.manual_seed(0)
+        net = CellNet(cfg).eval()
+        for p in net.parameters():  # zero-initialised heads would hide the dependence
+            torch.nn.init.normal_(p, std=0.05)
+        x, t = torch.randn(1, 1, 56, 56), torch.rand(1, 4)
+        out = net(x, t)
+        assert out.mean.shape == (1, 1, 56, 56) and out.v.shape == (1, 1, 56, 56) and out.logvar.shape == (1, 4)
+        # Cells talk only through the transformer: with depth 0 a change in cell 0 leaves cell 3 alone.
+        net.blocks = torch.nn.ModuleList()
+        x2 = x.clone()
+        x2[..., :28, :28] += 1.0
+        a, b = net(x, t), net(x2, t)
+        torch.testing.assert_close(a.mean[..., 28:, 28:], b.mean[..., 28:, 28:])
+        assert not torch.allclose(a.mean[..., :28, :28], b.mean[..., :28, :28])
+
+
+def test_weights_file_and_init_continue_a_run(tmp_path: Path) -> None:
+    cfg = tiny_cfg(steps=4, ckpt_every=4)
+    first = train(cfg, tiny_data(), tmp_path / "a", device="cpu", progress=False)
+    weights, loaded, record = load_weights(tmp_path / "a" / "weights.safetensors")
+    assert loaded.identity() == cfg.identity() and record["step"] == 4 and record["images"] == 16
+    assert record["gpu_hours"] > 0 and first["images"] == 16
+    from safetensors import safe_open
+
+    with safe_open(str(tmp_path / "a" / "weights.safetensors"), framework="pt") as f:
+        assert all(f.get_tensor(k).dtype == torch.bfloat16 for k in f.keys() if f.get_tensor(k).is_floating_point())
+    # lr 0: the same weights in, the same weights out; steps and images carried over.
+    out = train(with_overrides(cfg, steps=6, lr=0.0), tiny_data(), tmp_path / "b", device="cpu", progress=False,
+                init=tmp_path / "a" / "weights.safetensors")
+    again, _, rec = load_weights(tmp_path / "b" / "weights.safetensors")
+    assert out["steps"] == 6 and rec["step"] == 6 and rec["images"] == 24 and rec["init"]["step"] == 4
+    assert rec["gpu_hours"] >= record["gpu_hours"]
+    for k in weights:
+        torch.testing.assert_close(weights[k], again[k], rtol=0, atol=0)
+    # With a learning rate, the continued run moves on from the loaded weights.
+    train(with_overrides(cfg, steps=6), tiny_data(), tmp_path / "c", device="cpu", progress=False,
+          init=tmp_path / "a" / "weights.safetensors")
+    moved, _, _ = load_weights(tmp_path / "c" / "weights.safetensors")
+    assert any(not torch.equal(weights[k], moved[k]) for k in weights)
+
+
+def test_init_refuses_other_models_and_foreign_files(tmp_path: Path) -> None:
+    cfg = tiny_cfg(steps=1, ckpt_every=1)
+    train(cfg, tiny_data(), tmp_path / "a", device="cpu", progress=False)
+    w = tmp_path / "a" / "weights.safetensors"
+    with pytest.raises(SrmBenchError, match="holds a srm/even-pixels/tiny model"):
+        train(with_overrides(cfg, preset="small", steps=2), tiny_data(), tmp_path / "b", device="cpu", progress=False, init=w)
+    from safetensors.torch import save_file
+
+    save_file({"x": torch.zeros(2)}, str(tmp_path / "bare.safetensors"))
+    with pytest.raises(SrmBenchError, match="no srm-bench metadata"):
+        load_weights(tmp_path / "bare.safetensors")
+    (tmp_path / "junk.safetensors").write_bytes(b"\x00" * 20)
+    with pytest.raises(SrmBenchError, match="not a readable safetensors"):
+        load_weights(tmp_path / "junk.safetensors")
+    with pytest.raises(SrmBenchError, match="no such weights file"):
+        load_weights(tmp_path / "missing.safetensors")
+
+
+def test_tiny_sudoku_trains_on_cpu_from_the_stream_and_logs_accuracy(tmp_path: Path, capsys) -> None:
+    code, err = run_cli(["-q", "train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o",
+                         str(tmp_path / "r"), "--steps", "2", "--eval-every", "2", "--eval-count", "2",
+                         "--eval-splits", "easy", "--eval-budget", "81"], capsys)
+    assert code == 0, err
+    with open(tmp_path / "r" / "log.csv") as f:
+        log = list(csv.DictReader(f))
+    assert [int(r["step"]) for r in log] == [1, 2] and log[-1]["images"] == "8"
+    with open(tmp_path / "r" / "eval.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["split"], r["sampler"], r["count"]) for r in rows] == [("easy", "parallel", "2"), ("easy", "predicted", "2")]
+    assert all(0.0 <= float(r["accuracy"]) <= 1.0 for r in rows)
+    _, cfg, _ = load_weights(tmp_path / "r" / "weights.safetensors")
+    assert cfg.arch == "cellnet"
+    # The weights file samples like a checkpoint.
+    from srm_bench.baselines.inference import load_denoiser
+
+    model, cfg2, state = load_denoiser(tmp_path / "r" / "weights.safetensors", "cpu")
+    assert cfg2.task == "sudoku" and state["step"] == 2
+
+
+def test_eval_options_are_checked(tmp_path: Path, capsys) -> None:
+    code, err = run_cli(["train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o",
+                         str(tmp_path / "r"), "--eval-every", "1", "--eval-splits", "nope"], capsys)
+    assert code == 1 and "nope" in err and len(err.strip().splitlines()) == 1
+    code, err = run_cli(["train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o",
+                         str(tmp_path / "r"), "--eval-every", "-1"], capsys)
+    assert code == 1 and "--eval-every" in err
+
+
+def test_cellnet_config_refusals() -> None:
+    from srm_bench.baselines.cellnet import CellNetConfig
+
+    with pytest.raises(SrmBenchError, match="mlp decoder needs the linear encoder"):
+        CellNetConfig(decoder="mlp").validate()
+    with pytest.raises(SrmBenchError, match="unknown CellNet encoder"):
+        CellNetConfig(encoder="vit").validate()
+
+
+def test_cell_presets_fit_the_shipping_budget() -> None:
+    for preset in ("cell", "cell-s", "cell-lite", "cell-mlp"):
+        cfg = make_config("sudoku", "srm", preset)
+        n = sum(p.numel() for p in build_model(cfg.arch, cfg.model).parameters())
+        assert 2 * n < 24e6, (preset, n)  # bf16 bytes; the shipped Sudoku SRM must stay <= 20 MB
+
+
+def test_presets_are_torch_free_and_train_help_is_instant() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, srm_bench.baselines.presets as p, srm_bench.baselines.cli; "
+            "p.make_config('sudoku', 'srm', 'cell-mlp'); print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr[-500:]
+
+
+def test_make_batch_depends_on_seed_rank_and_step_alone(sudoku_stream: SudokuStream) -> None:
+    from srm_bench.baselines.train import BatchMaker
+
+    cfg = make_config("sudoku", "ddpm", "tiny")
+    a = BatchMaker(cfg, torch.device("cpu"), rank=0, local_batch=2, stream=sudoku_stream)
+    b = BatchMaker(cfg, torch.device("cpu"), rank=0, local_batch=2, stream=sudoku_stream)
+    other_rank = BatchMaker(cfg, torch.device("cpu"), rank=1, local_batch=2, stream=sudoku_stream)
+    first = a(7)
+    b(3), b(8)  # whatever ran before
+    for x, y in zip(first.astuple(), b(7).astuple()):
+        torch.testing.assert_close(x, y)
+    assert not torch.equal(first.x, a(8).x) and not torch.equal(first.x, other_rank(7).x)
+    # The conditional DDPM sees the mask and exactly the given pixels, nothing of the rest.
+    kmask = first.cond[:, :1]
+    assert set(torch.unique(kmask).tolist()) <= {0.0, 1.0}
+    torch.testing.assert_close(first.cond[:, 1:], first.x * kmask)
+    assert (first.t == first.t[:, :1]).all()  # one shared level, and the loss on every pixel (authors' code)
+    assert (first.w > 0).all()
+    with pytest.raises(SrmBenchError, match="exactly one"):
+        BatchMaker(cfg, torch.device("cpu"), rank=0, local_batch=2)
