@@ -79,9 +79,10 @@ def sudoku_l1(grids: np.ndarray) -> np.ndarray:
 
 
 def bad_cells(grids: np.ndarray, givens: np.ndarray | None = None, mask: np.ndarray | None = None) -> np.ndarray:
-    """Cells (N, 9, 9) whose digit repeats in its row, column or box, or that changed a given."""
+    """Cells (N, 9, 9) whose digit repeats in its row, column or box, that hold no digit (0), or
+    that changed a given."""
     n = grids.shape[0]
-    idx = grids.astype(np.intp) - 1
+    idx = np.maximum(grids.astype(np.intp) - 1, 0)
     counts = unit_counts(grids)  # (N, 27, 9)
     r = np.arange(9)
     row_u = np.broadcast_to(r[:, None], (9, 9))
@@ -89,6 +90,7 @@ def bad_cells(grids: np.ndarray, givens: np.ndarray | None = None, mask: np.ndar
     box_u = 18 + (r[:, None] // 3) * 3 + r[None, :] // 3
     nn = np.arange(n)[:, None, None]
     bad = (counts[nn, row_u, idx] > 1) | (counts[nn, col_u, idx] > 1) | (counts[nn, box_u, idx] > 1)
+    bad = np.where(grids == 0, True, bad)
     if givens is not None and mask is not None:
         bad |= mask & (grids != givens)
     return bad
@@ -110,7 +112,7 @@ class SudokuEvaluator(TaskEvaluator):
         return weights_info()["sha256"]
 
     def read(self, tiles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Digits 1-9 (0: no digit) and their probabilities for uint8 tiles (N, 28, 28)."""
+        """Digits 1-9 (the CNN: 0 for no digit) and their probabilities for uint8 tiles (N, 28, 28)."""
         return read_digits(classify(tiles, load_classifier()))
 
     def extra_metrics(self, conf: np.ndarray) -> dict[str, np.ndarray]:

@@ -208,3 +208,31 @@ def test_cli_reader_errors_are_one_line(easy_small, tmp_path, monkeypatch) -> No
         dc.load_reader.cache_clear()
     with pytest.raises(SrmBenchError, match="sudoku only"):
         get_evaluator("even-pixels", "cnn")
+
+
+def test_a_cell_without_digit_is_flagged_and_counts_nowhere() -> None:
+    g = np.stack([random_solution(np.random.default_rng(0))])
+    h = g.copy()
+    h[0, 4, 4] = 0
+    assert sudoku_l1(h)[0] == 3  # its row, column and box each miss one digit
+    from srm_bench.evaluators.sudoku import bad_cells
+
+    assert {tuple(int(v) for v in x) for x in np.argwhere(bad_cells(h)[0])} == {(4, 4)}
+
+
+def test_check_script_prints_both_readers(monkeypatch, capsys) -> None:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "check_sudoku_reader.py"
+    spec = importlib.util.spec_from_file_location("check_sudoku_reader", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(sys, "argv", ["check", "--grids", "4"])
+    mod.main()
+    out = capsys.readouterr().out
+    assert "| digits | MLP | CNN |" in out
+    assert "| pool | 1.000 | 1.000 |" in out
+    for how in ("another digit", "blank", "noise"):
+        row = next(line for line in out.splitlines() if f"one cell {how}" in line)
+        assert row.endswith("| 0.000 |")  # the CNN fails every corrupted grid
