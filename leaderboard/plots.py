@@ -16,7 +16,7 @@ from srm_bench.errors import SrmBenchError
 from srm_bench.shards import user_output
 
 from .store import COMPARABILITY, IDENTITY
-from .tables import build_table, layouts_for
+from .tables import METRIC_LABELS, build_table, layouts_for
 
 VERDICT_COLUMN = "bad_cells"
 
@@ -93,8 +93,10 @@ def plot_difficulty(frame: pd.DataFrame, task: str, out: str | Path, *, metric: 
         ax.bar(xs, ys, width=width * 0.95, color=cmap(i % 20), hatch="//" if r.group == "paper" else None,
                edgecolor="white" if r.group == "paper" else None, yerr=e, capsize=2,
                label=_row_label(r.labels, r.group, knobs))
-    ax.set_xticks(range(len(cols)), [table.columns[j].group or task for j in cols])
-    label = table.columns[cols[0]].label
+    labels = {table.columns[j].label for j in cols}  # one per reader where Sudoku results of two readers exist
+    ax.set_xticks(range(len(cols)), [(table.columns[j].group or task) + (f"\n{table.columns[j].label}" if len(labels) > 1 else "")
+                                     for j in cols])
+    label = table.columns[cols[0]].label if len(labels) == 1 else METRIC_LABELS.get(metric, metric)
     ax.set_ylabel(f"{label} ({'higher' if metric not in ('l1', 'error') else 'lower'} is better)")
     ax.set_title(f"{layout.title}: {label} with 95% intervals")
     if metric not in ("l1", "error"):

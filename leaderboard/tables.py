@@ -31,7 +31,25 @@ KNOB_HEADERS = {
     "evaluator": "Evaluator", "dataset": "Dataset", "source": "Source data", "n": "n",
 }
 METRIC_LABELS = {"l1": "L1", "accuracy": "Acc", "error": "#E", "consistency": "Con",
-                 "strict_accuracy": "Acc (strict)", "givens_kept": "Givens kept", "solved": "Solved"}
+                 "strict_accuracy": "Acc (strict)", "givens_kept": "Givens kept", "solved": "Solved",
+                 "unsure_cells": "Unsure cells"}
+# Which Sudoku digit reader scored a result, from its evaluator label. The paper's figures
+# were read by the paper's MLP, so they share the MLP columns.
+READER_LABELS = {"mlp": "MLP reader", "cnn": "CNN reader"}
+
+
+def reader_of(task: Any, evaluator: Any) -> str | None:
+    """``mlp`` or ``cnn`` for Sudoku results (paper rows: ``mlp``), None for other tasks."""
+    if task != "sudoku":
+        return None
+    return "cnn" if str(evaluator or "").startswith("sudoku-digit-cnn") else "mlp"
+
+
+def _with_reader(frame: pd.DataFrame) -> pd.DataFrame:
+    if frame.empty or "reader" in frame.columns:
+        return frame
+    ev = frame["evaluator"] if "evaluator" in frame.columns else pd.Series(None, index=frame.index)
+    return frame.assign(reader=[reader_of(t, e) for t, e in zip(frame["task"], ev)])
 
 
 @dataclass(frozen=True)
@@ -41,10 +59,13 @@ class Column:
     group: str
     metric: str
     where: tuple[tuple[str, Any], ...]
+    text: str | None = None  # header text when it must say more than the metric's name
 
     @property
     def label(self) -> str:
-        return METRIC_LABELS.get(self.metric, self.metric)
+        base = self.text or METRIC_LABELS.get(self.metric, self.metric)
+        reader = dict(self.where).get("reader")
+        return f"{base} ({READER_LABELS[reader]})" if reader else base
 
 
 @dataclass(frozen=True)
@@ -59,23 +80,31 @@ class Layout:
     appendix: bool = True  # whether --appendix adds the paper's ablation rows
 
 
-def _cols(groups: Iterable[tuple[str, dict[str, Any]]], metrics: Iterable[str]) -> tuple[Column, ...]:
+def _cols(groups: Iterable[tuple[str, dict[str, Any]]], metrics: Iterable[str],
+          texts: Mapping[str, str] | None = None) -> tuple[Column, ...]:
     metrics = tuple(metrics)
-    return tuple(Column(g, m, tuple(sorted(w.items()))) for g, w in groups for m in metrics)
+    return tuple(Column(g, m, tuple(sorted(w.items())), (texts or {}).get(m)) for g, w in groups for m in metrics)
+
+
+def _by_reader(groups: Iterable[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """Each column group once per Sudoku reader: one column never holds two readers' figures."""
+    return [(g, {**w, "reader": r}) for g, w in groups for r in READER_LABELS]
 
 
 SUDOKU_SPLITS = (("Easy", {"split": "easy"}), ("Medium", {"split": "medium"}), ("Hard", {"split": "hard"}))
+COUNTING_TEXTS = {"accuracy": "Acc (paper: pair rule)", "strict_accuracy": "Acc (strict: + one vertex count)"}
 LAYOUTS: dict[str, Layout] = {
-    "table1": Layout("table1", "Table 1: MNIST Sudoku", ("sudoku",), _cols(SUDOKU_SPLITS, ("l1", "accuracy")),
+    "table1": Layout("table1", "Table 1: MNIST Sudoku", ("sudoku",), _cols(_by_reader(SUDOKU_SPLITS), ("l1", "accuracy")),
                      ("Table 1",)),
     "table2": Layout("table2", "Table 2: Even Pixels", ("even-pixels",),
                      _cols([("", {"split": "test"})], ("error", "accuracy", "strict_accuracy")), ("Table 2",)),
     "table3": Layout("table3", "Table 3: Counting Polygons / Stars FFHQ", ("counting-polygons", "counting-stars"),
                      _cols([("Polygons", {"task": "counting-polygons"}), ("Stars", {"task": "counting-stars"})],
-                           ("accuracy", "consistency")), ("Table 3",)),
+                           ("accuracy", "strict_accuracy", "consistency"), COUNTING_TEXTS), ("Table 3",)),
     "table4": Layout("table4", "Table 4: noise-level sampling ablation (MNIST Sudoku hard, accuracy)", ("sudoku",),
-                     _cols([("Uniform t", {"split": "hard", "tsampling": "independent"}),
-                            ("Uniform t-bar (ours)", {"split": "hard", "tsampling": "uniform_tbar"})], ("accuracy",)),
+                     _cols(_by_reader([("Uniform t", {"split": "hard", "tsampling": "independent"}),
+                                       ("Uniform t-bar (ours)", {"split": "hard", "tsampling": "uniform_tbar"})]),
+                           ("accuracy",)),
                      ("Table 4",), appendix=False),
 }
 TASK_LAYOUTS = {"sudoku": ("table1", "table4"), "even-pixels": ("table2",), "counting-polygons": ("table3",),
@@ -126,6 +155,7 @@ def _layout_records(frame: pd.DataFrame, layout: Layout) -> list[dict[str, Any]]
     """The rows of ``frame`` that can fill a cell of ``layout``, as dicts with None for missing."""
     if frame.empty:
         return []
+    frame = _with_reader(frame)
     sub = frame[frame["task"].isin(layout.tasks)]
     keep = pd.Series(False, index=sub.index)
     for c in layout.columns:
@@ -136,7 +166,7 @@ def _layout_records(frame: pd.DataFrame, layout: Layout) -> list[dict[str, Any]]
             hit &= sub[k] == v
         keep |= hit
     metrics = {c.metric for c in layout.columns}
-    wanted = ["task", "split", *IDENTITY, *COMPARABILITY, "tables", "created", "path", "givens_kept"]
+    wanted = ["task", "split", *IDENTITY, *COMPARABILITY, "reader", "tables", "created", "path", "givens_kept"]
     wanted += [f"{m}{suffix}" for m in sorted(metrics) for suffix in ("", "_lo", "_hi")]
     sub = sub.loc[keep, [c for c in dict.fromkeys(wanted) if c in sub.columns]]
     return sub.astype(object).where(sub.notna(), None).to_dict("records")

@@ -113,10 +113,12 @@ def generate() -> None:
               help="Who made the samples [default: the file's attr, else user].")
 @click.option("--device", default="cpu", show_default=True, help="Device for the classifier (cpu, cuda).")
 @click.option("--batch-size", type=int, default=256, show_default=True)
+@click.option("--reader", default=None,
+              help="Sudoku digit reader: mlp (the paper's, default) or cnn (robust to new handwriting).")
 @click.pass_context
 def evaluate(ctx: click.Context, file: Path, task: str | None, split: str | None, reference: Path | None,
              value_range: str | None, as_json: bool, out: Path, no_save: bool, model: str | None,
-             provenance: str | None, device: str, batch_size: int) -> None:
+             provenance: str | None, device: str, batch_size: int, reader: str | None) -> None:
     """Score generated samples.
 
     FILE is a samples HDF5 (dataset 'samples', optional 'index', attrs task/split), an .npz
@@ -127,12 +129,13 @@ def evaluate(ctx: click.Context, file: Path, task: str | None, split: str | None
       srm-bench evaluate samples.h5
       srm-bench evaluate samples.npz --task sudoku --split hard
       srm-bench evaluate pngs/ --task sudoku --split hard --reference data/sudoku/hard
+      srm-bench evaluate samples.h5 --reader cnn
     """
     from .evaluation import evaluate as run, format_table
 
     result = run(file, task=task, split=split, reference=reference, value_range=value_range,
                  out=None if no_save else out, model=model, provenance=provenance, device=device,
-                 batch_size=batch_size, progress=progress_enabled(ctx))
+                 batch_size=batch_size, progress=progress_enabled(ctx), reader=reader)
     path = result.pop("_path", None)  # type: ignore[misc]
     if as_json:
         click.echo(json.dumps(result, indent=2))

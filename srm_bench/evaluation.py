@@ -58,8 +58,17 @@ class TaskEvaluator(ABC):
         """Per-sample columns: one per declared metric (bool for rates), plus any extras."""
 
 
-def get_evaluator(task: str) -> TaskEvaluator:
-    return get_task(task).evaluator_module().EVALUATOR
+def get_evaluator(task: str, reader: str | None = None) -> TaskEvaluator:
+    """The task's evaluator; ``reader`` picks one of several (Sudoku: ``mlp`` or ``cnn``)."""
+    module = get_task(task).evaluator_module()
+    if reader is None:
+        return module.EVALUATOR
+    readers = getattr(module, "READERS", None)
+    if not readers:
+        raise SrmBenchError(f"--reader applies to sudoku only; {task} has one evaluator")
+    if reader not in readers:
+        raise SrmBenchError(f"unknown reader {reader!r} for {task}; valid: {', '.join(readers)}")
+    return readers[reader]
 
 
 def aggregate(evaluator: TaskEvaluator, per_sample: dict[str, np.ndarray]) -> dict[str, Metric]:
@@ -127,6 +136,7 @@ def evaluate(
     device: str = "cpu",
     batch_size: int = 256,
     progress: bool = False,
+    reader: str | None = None,
 ) -> Result:
     """Score a samples file and write one result JSON (plus a per-sample CSV) under ``out``.
 
@@ -138,6 +148,7 @@ def evaluate(
         out: results directory; ``None`` writes nothing.
         model: model name for the leaderboard (default: the file's ``model`` attr or its stem).
         provenance: ``user`` (default), ``baseline`` or ``oracle``.
+        reader: Sudoku digit reader, ``mlp`` (default) or ``cnn``; recorded as the evaluator.
 
     Returns:
         The result dict (see docs/results.md).
@@ -150,6 +161,8 @@ def evaluate(
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise SrmBenchError(f"--batch-size must be a whole number >= 1 (got {batch_size!r})")
     check_device(device)
+    if reader is not None and task is not None:
+        get_evaluator(task, reader)  # a bad --reader fails before any work
     if reference is None and path.is_dir() and (path / "manifest.json").exists():
         reference = path  # a dataset scored as samples is checked against itself
     samples = read_samples(path, _spec_from(task, path), value_range)
@@ -175,7 +188,7 @@ def evaluate(
         if index.min() < 0 or index.max() >= ref.count:
             raise SrmBenchError(f"{path}: 'index' values must lie in [0, {ref.count - 1}] (found {index.min()}..{index.max()})")
         _refuse_repeated_puzzles(index, path)
-    evaluator = get_evaluator(spec.name)
+    evaluator = get_evaluator(spec.name, reader)
     per_sample = evaluator.score(samples.images, reference=ref, index=index, device=device,
                                  batch_size=batch_size, progress=progress)
     metrics = aggregate(evaluator, per_sample)

@@ -83,7 +83,7 @@ def test_results_beside_the_paper_with_bold_arrows_and_intervals(tmp_path):
                                    sampler={"name": "sequential", "order": "random", "overlap": 0.0, "eta": 1.0, "steps": 1000}))
     frame = load_frame(default_dirs([d], checkout=False))
     text = render(frame, "md", task="sudoku")
-    assert "Hard L1 ↓" in text and "Hard Acc ↑" in text
+    assert "Hard L1 (MLP reader) ↓" in text and "Hard Acc (MLP reader) ↑" in text
     lo, hi = wilson_interval(400, 500)
     assert f"**0.800 ± {(hi - lo) / 2:.3f}**" in text
     lo, hi = wilson_interval(300, 500)
@@ -99,7 +99,7 @@ def test_results_beside_the_paper_with_bold_arrows_and_intervals(tmp_path):
     paper_best = [r for r in table.rows if r.group == "paper" and r.labels["sampler"] == "Predicted Order w/o Overlap"][0]
     assert paper_best.cells[-1].bold and paper_best.cells[-1].value == 0.516
     df = table.frame()
-    assert len(df) == len(table.rows) and df[("Hard", "Acc")].max() == 0.8
+    assert len(df) == len(table.rows) and df[("Hard", "Acc (MLP reader)")].max() == 0.8
     assert list(df[("", "Group")].unique()) == ["Paper (transcribed)", "Submitted"]
 
 
@@ -238,7 +238,7 @@ def test_machine_readable_and_typeset_formats(tmp_path):
     records = json.loads(render(frame, "json", task="sudoku"))
     assert {r["task"] for r in records} == {"sudoku"}
     latex = render(frame, "latex", task="sudoku")
-    assert r"\toprule" in latex and r"\textbf{0.800 $\pm$" in latex and r"L1$\downarrow$" in latex
+    assert r"\toprule" in latex and r"\textbf{0.800 $\pm$" in latex and r"L1 (MLP reader)$\downarrow$" in latex
     assert r"\multicolumn{2}{c}{Hard}" in latex
     page = render(frame, "html")
     assert page.count("<table>") == 4 and "<b>0.800 ±" in page and "Paper (transcribed)" in page
