@@ -641,3 +641,49 @@ def test_case7_an_npz_declaring_terabytes_is_refused_before_reading(tmp_path):
         read_samples(path, lambda attrs: get_task("sudoku"))
     np.savez(tmp_path / "ok.npz", arr_0=np.zeros((1, 252, 252), np.uint8))
     assert read_samples(tmp_path / "ok.npz", lambda attrs: get_task("sudoku")).images.shape == (1, 252, 252, 1)
+
+
+# ------------------------------------------------------------------ case 10: samples of one task scored as another
+
+CS_IMG = np.zeros((2, 128, 128, 3), np.uint8)
+
+
+def _canonical_hash(task: str) -> str:
+    from srm_bench.canonical import pinned
+
+    return pinned(task, "test")["content_sha256"]
+
+
+@pytest.mark.parametrize("attrs, task, message", [
+    ({"task": "counting-stars", "split": "test"}, "counting-polygons", "samples are of task 'counting-stars', not 'counting-polygons'"),
+    ({"task": "counting-polygons", "split": "test"}, "counting-stars", "samples are of task 'counting-polygons', not 'counting-stars'"),
+    # no task attr, but a dataset hash that is the other task's canonical set
+    ({"dataset_sha256": "STARS"}, "counting-polygons", "is the canonical counting-stars/test set"),
+    ({"dataset_sha256": "POLYGONS"}, "counting-stars", "is the canonical counting-polygons/test set"),
+])
+def test_case10_samples_of_another_task_are_refused(tmp_path, attrs, task, message):
+    from click.testing import CliRunner
+
+    from srm_bench.cli import cli
+
+    attrs = {k: (_canonical_hash(f"counting-{v.lower()}") if k == "dataset_sha256" else v) for k, v in attrs.items()}
+    path = _h5(tmp_path / "s.h5", CS_IMG, **attrs)
+    res = CliRunner().invoke(cli, ["evaluate", str(path), "--task", task, "--split", "test", "--out", str(tmp_path / "r")])
+    assert isinstance(res.exception, SrmBenchError), (res.output, res.exception)
+    assert message in str(res.exception) and "\n" not in str(res.exception)
+    assert not (tmp_path / "r").exists()
+
+
+def test_case10_samples_without_a_task_name_the_look_alike_in_a_warning(tmp_path, caplog):
+    from srm_bench.registry import get_task
+
+    with caplog.at_level("WARNING"):
+        evaluation._check_task_without_attr(get_task("counting-polygons"), {}, tmp_path / "s.npz")
+    assert "counting-stars samples have the same size" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING"):  # nothing looks like Sudoku: no warning
+        evaluation._check_task_without_attr(get_task("sudoku"), {}, tmp_path / "s.npz")
+    assert caplog.text == ""
+    # the task's own canonical hash passes
+    evaluation._check_task_without_attr(get_task("counting-stars"), {"dataset_sha256": _canonical_hash("counting-stars")},
+                                        tmp_path / "s.h5")
