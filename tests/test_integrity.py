@@ -687,3 +687,49 @@ def test_case10_samples_without_a_task_name_the_look_alike_in_a_warning(tmp_path
     # the task's own canonical hash passes
     evaluation._check_task_without_attr(get_task("counting-stars"), {"dataset_sha256": _canonical_hash("counting-stars")},
                                         tmp_path / "s.h5")
+
+
+# ------------------------------------------------------------------ case 11: -n against the disk and memory
+
+
+def _refused_by_cli(args, capsys) -> str:
+    from srm_bench.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["generate", *args, "-q"])
+    err = capsys.readouterr().err.strip()
+    assert exc.value.code == 1 and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
+def test_case11_n_is_checked_against_the_free_disk_before_any_work(tmp_path, monkeypatch, capsys):
+    import shutil
+    from collections import namedtuple
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10**12, 10**12 - 10**6, 10**6))  # 1 MB free
+    out = tmp_path / "d"
+    err = _refused_by_cli(["sudoku", "--split", "train", "-n", "100000", "-o", str(out)], capsys)
+    assert "needs about" in err and "MiB of disk" in err and "976.6 KiB is free" in err
+    assert not list(out.glob("*.h5")) and not list(out.glob(".*.tmp"))
+    _gen(out, n=20)  # small enough: made
+    # a resume counts only the items still to make
+    for p in sorted(out.glob("*.h5"))[1:]:
+        p.unlink()
+    (out / "manifest.json").unlink()
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10**12, 10**12, 100))
+    with pytest.raises(SrmBenchError, match="for the 20 items still to make, but 100 bytes is free"):
+        _gen(out, n=30)
+    assert len(list(out.glob("*.h5"))) == 1
+
+
+def test_case11_n_is_checked_against_the_memory_available(tmp_path, monkeypatch, capsys):
+    import srm_bench.samples as samples
+
+    monkeypatch.setattr(samples, "_available_memory", lambda: 2 * 2**20)  # 2 MiB
+    out = tmp_path / "d"
+    # one shard of 500 Sudoku images (252x252) is ~30 MiB raw
+    err = _refused_by_cli(["sudoku", "--split", "easy", "-n", "100", "-o", str(out)], capsys)
+    assert "MiB of memory (1 shard(s) of 500 items at once), but 2.0 MiB is available" in err
+    assert not list(out.glob("*.h5"))
+    srm_bench.generate("sudoku", "easy", n=10, shard_size=10, out=out, progress=False)  # 10 images fit
