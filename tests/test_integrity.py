@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -403,6 +404,47 @@ def test_case12_ctrl_c_is_one_line_exit_130_and_workers_die(tmp_path):
             pass
         assert state in ("gone", "Z", "X"), f"worker {pid} still running ({state})"
     assert not list(out.glob(".*.tmp"))
+
+
+def test_case12_workers_of_a_sigkilled_run_die_with_it(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "d"
+    proc = subprocess.Popen([sys.executable, "-m", "srm_bench.cli", "-q", "generate", "sudoku", "--split", "train",
+                             "-n", "2000000", "--shard-size", "2000", "-j", "2", "-o", str(out)],
+                            stderr=subprocess.DEVNULL)
+    children: list[int] = []
+    deadline = time.time() + 60
+    while time.time() < deadline and len(children) < 2:
+        time.sleep(0.2)
+        try:
+            children = [int(c) for c in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
+        except OSError:
+            break
+    try:
+        assert len(children) == 2, "the two workers never started"
+        time.sleep(1.0)  # both at work on a shard
+    finally:
+        proc.kill()  # SIGKILL: no handler runs in the parent; only PR_SET_PDEATHSIG can stop the workers
+        proc.wait(timeout=30)
+
+    def alive(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+        return state not in ("Z", "X")
+
+    deadline = time.time() + 10
+    while time.time() < deadline and any(alive(pid) for pid in children):
+        time.sleep(0.1)
+    left = [pid for pid in children if alive(pid)]
+    for pid in left:  # do not leave them to the next test
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"workers {left} outlived their SIGKILLed parent"
 
 
 # ------------------------------------------------------------------ case 13: verify
