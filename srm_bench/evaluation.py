@@ -19,7 +19,7 @@ import numpy as np
 
 from .dataset import Dataset, load_dataset
 from .errors import SrmBenchError
-from .registry import TaskSpec, get_task
+from .registry import TASKS, TaskSpec, get_task
 from .results import Metric, Result, mean_metric, rate_metric, stamp, validate_result
 from .samples import Samples, read_samples
 
@@ -90,6 +90,30 @@ def _spec_from(task: str | None, path: Path):
         return get_task(name)
 
     return resolve
+
+
+def _check_task_without_attr(spec: TaskSpec, attrs: dict[str, Any], path: Path) -> None:
+    """Samples that do not name their task (.npz, PNG folders, bare HDF5) are scored as --task says.
+
+    The one sound check without a model: a ``dataset_sha256`` attr naming another task's
+    canonical set is refused. Otherwise samples of a look-alike task (Counting Stars and
+    Counting Polygons are both 128x128 RGB) cannot be told apart without scoring them, and
+    any rule on the pixels would also refuse poor samples of the right task; so the look-alike
+    is named in a warning (docs/format.md).
+    """
+    from .canonical import _pins
+
+    want = attrs.get("dataset_sha256")
+    if want:
+        for other, splits in _pins().items():
+            for split, pin in splits.items():
+                if other != spec.name and isinstance(pin, dict) and pin.get("content_sha256") == want:
+                    raise SrmBenchError(f"{path}: the samples' dataset_sha256 is the canonical {other}/{split} set, "
+                                        f"not a {spec.name} set; pass --task {other}")
+    alike = [t for t in TASKS.names() if t != spec.name and get_task(t).image_shape == spec.image_shape]
+    if alike:
+        log.warning("%s: the samples do not name their task; scoring them as %s because --task says so (%s samples "
+                    "have the same size and would get a wrong score without an error)", path, spec.name, " or ".join(alike))
 
 
 def resolve_reference(spec: TaskSpec, split: str, samples: Samples, reference: str | Path | None,
@@ -167,6 +191,8 @@ def evaluate(
         reference = path  # a dataset scored as samples is checked against itself
     samples = read_samples(path, _spec_from(task, path), value_range)
     spec = _spec_from(task, path)(samples.attrs)
+    if not samples.attrs.get("task"):
+        _check_task_without_attr(spec, samples.attrs, path)
     split = split or samples.attrs.get("split") or (spec.test_splits[0] if len(spec.test_splits) == 1 else None)
     if not split:
         raise SrmBenchError(f"{path}: the samples do not name their split; pass --split ({', '.join(spec.test_splits)})")

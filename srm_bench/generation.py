@@ -251,10 +251,16 @@ def _generate_into(out: Path, task: str, split: str, gen: TaskGenerator, seed: i
     width = max(5, len(str((n - 1) // shard_size)))
     jobs: list[_Job] = []
     entries: dict[int, tuple[dict[str, Any], bytes]] = {}
+    candidates = []
     for k, start in enumerate(range(0, n, shard_size)):
         stop = min(n, start + shard_size)
         path = out / f"{task}-{split}-{k:0{width}d}.h5"
-        entry = _shard_is_complete(path, attrs, start, stop - start, images, gen.derived_name)
+        candidates.append((start, stop, path, _shard_is_complete(path, attrs, start, stop - start, images, gen.derived_name)))
+    to_make = sum(stop - start for start, stop, _, entry in candidates if entry is None)
+    if to_make:  # before any shard is read again or made
+        check_resources(out, gen, config, shared, n, to_make, images, shard_size,
+                        min(workers, sum(entry is None for *_, entry in candidates)))
+    for start, stop, path, entry in candidates:
         if entry is not None:
             try:
                 kept = read_shard(path, verify=True, derived=images)
@@ -306,6 +312,50 @@ def _generate_into(out: Path, task: str, split: str, gen: TaskGenerator, seed: i
                          b"".join(d for _, d in ordered) if images else None)
     write_json_atomic(out / MANIFEST, manifest)
     return out
+
+
+def _size(nbytes: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if nbytes < 1024 or unit == "PiB":
+            return f"{nbytes:.0f} {unit}" if unit == "bytes" else f"{nbytes:.1f} {unit}"
+        nbytes /= 1024
+    raise AssertionError  # unreachable
+
+
+def check_resources(out: Path, gen: TaskGenerator, config: dict[str, Any], shared: dict[str, np.ndarray], n: int,
+                    to_make: int, images: bool, shard_size: int, concurrent: int) -> None:
+    """Refuse a run that cannot fit the free disk of ``out`` or the memory available, before it starts.
+
+    A probe of the first items (made in memory, as their shard will make them again) gives
+    their size raw and zlib-compressed. Shards are stored gzip/lzf-compressed with HDF5
+    overhead on top, so ``to_make`` x compressed size is an estimate from below: a run refused
+    here could not have finished. Memory: each of ``concurrent`` shards in flight holds its
+    raw arrays, and the parent keeps a 32-byte digest per image for the dataset's images hash.
+    """
+    import shutil
+    import zlib
+
+    from .samples import _available_memory
+
+    k = min(n, 2)
+    items = gen.generate_items(config, shared, 0, k)
+    arrays = list(items.values()) + ([gen.render(config, shared, items)] if images else [])
+    raw = sum(a.nbytes for a in arrays) / k
+    packed = sum(len(zlib.compress(np.ascontiguousarray(a).tobytes(), 1)) for a in arrays) / k
+    disk = packed * to_make
+    try:
+        free = shutil.disk_usage(out).free
+    except OSError:
+        free = None
+    if free is not None and disk > free:
+        raise SrmBenchError(f"{out}: -n {n:,} needs about {_size(disk)} of disk for the {to_make:,} items still to make, "
+                            f"but {_size(free)} is free; free space, lower -n or choose another -o")
+    memory = raw * min(shard_size, to_make) * max(1, concurrent) + (32 * n if images else 0)
+    available = _available_memory()
+    if available is not None and memory > available:
+        raise SrmBenchError(f"-n {n:,} needs about {_size(memory)} of memory ({max(1, concurrent)} shard(s) of "
+                            f"{shard_size:,} items at once), but {_size(available)} is available; lower -n, "
+                            "--shard-size or --workers")
 
 
 def _prepare_out(out: Path, task: str, split: str, seed: int, config: dict, n: int, images: bool,

@@ -52,12 +52,25 @@ def to_uint8(arr: np.ndarray, value_range: tuple[float, float] | None, where: st
     """Convert samples to uint8, refusing floats without a declared range and NaN/inf."""
     if arr.dtype == np.uint8:
         return arr
+    check_values(arr, value_range, where)
+    if np.issubdtype(arr.dtype, np.integer):
+        return arr.astype(np.uint8)
+    lo, hi = value_range  # type: ignore[misc]
+    scaled = (arr.astype(np.float64) - lo) / (hi - lo) * 255.0
+    return np.clip(np.rint(scaled), 0, 255).astype(np.uint8)
+
+
+def check_values(arr: np.ndarray, value_range: tuple[float, float] | None, where: str) -> None:
+    """Refuse what :func:`to_uint8` cannot turn into pixels: other dtypes, integers outside
+    [0, 255], floats without a declared range, NaN/inf, floats outside their range."""
+    if arr.dtype == np.uint8:
+        return
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
         raise SrmBenchError(f"{where}: samples have dtype {arr.dtype}; give uint8 in [0, 255] or floats with --range")
     if np.issubdtype(arr.dtype, np.integer):
         if arr.min(initial=0) < 0 or arr.max(initial=0) > 255:
             raise SrmBenchError(f"{where}: integer samples must lie in [0, 255] (found {arr.min()}..{arr.max()})")
-        return arr.astype(np.uint8)
+        return
     if value_range is None:
         raise SrmBenchError(f"{where}: float samples need a declared value range; pass --range 0,1 or --range -1,1")
     if not np.isfinite(arr).all():
@@ -73,28 +86,30 @@ def to_uint8(arr: np.ndarray, value_range: tuple[float, float] | None, where: st
             f"{where}: float samples span [{arr.min():.3g}, {arr.max():.3g}], outside the declared range "
             f"[{lo:g}, {hi:g}]; pass the right --range"
         )
-    scaled = (arr.astype(np.float64) - lo) / (hi - lo) * 255.0
-    return np.clip(np.rint(scaled), 0, 255).astype(np.uint8)
 
 
 def to_nhwc(arr: np.ndarray, spec: TaskSpec, where: str) -> np.ndarray:
     """Bring (N,H,W), (N,H,W,C) or (N,C,H,W) to (N,H,W,C) and check it against the task."""
-    h, w, c = spec.image_shape
     if arr.ndim == 3:
         arr = arr[..., None]
-    if arr.ndim != 4:
-        raise SrmBenchError(f"{where}: samples must be (N,H,W), (N,H,W,C) or (N,C,H,W); got shape {arr.shape}")
-    if arr.shape[1:] == (h, w, c):
-        out = arr
-    elif arr.shape[1:] == (c, h, w):
-        out = np.moveaxis(arr, 1, -1)
-    else:
-        raise SrmBenchError(
-            f"{where}: {spec.name} samples must be {h}x{w} with {c} channel(s); got shape {arr.shape[1:]}"
-        )
-    if out.shape[0] == 0:
-        raise SrmBenchError(f"{where}: holds no samples")
+    out = np.moveaxis(arr, 1, -1) if channels_first(arr.shape, spec, where) else arr
     return np.ascontiguousarray(out)
+
+
+def channels_first(shape: tuple[int, ...], spec: TaskSpec, where: str) -> bool:
+    """Check a samples shape against the task; True when it is (N,C,H,W)."""
+    h, w, c = spec.image_shape
+    if len(shape) == 3:
+        shape = (*shape, 1)
+    if len(shape) != 4:
+        raise SrmBenchError(f"{where}: samples must be (N,H,W), (N,H,W,C) or (N,C,H,W); got shape {shape}")
+    if shape[1:] not in ((h, w, c), (c, h, w)):
+        raise SrmBenchError(
+            f"{where}: {spec.name} samples must be {h}x{w} with {c} channel(s); got shape {shape[1:]}"
+        )
+    if shape[0] == 0:
+        raise SrmBenchError(f"{where}: holds no samples")
+    return shape[1:] != (h, w, c)
 
 
 def read_samples(path: str | Path, spec_for: Any, value_range: str | None = None) -> Samples:
@@ -280,7 +295,45 @@ def write_samples(
     extra: dict[str, np.ndarray] | None = None,
     overwrite: bool = False,
 ) -> Path:
-    """Write a samples HDF5 atomically, with the attrs that let ``srm-bench evaluate`` score it alone."""
+    """Write a samples HDF5 atomically, with the attrs that let ``srm-bench evaluate`` score it alone.
+
+    What ``evaluate`` would refuse is refused here, with one line (SrmBenchError): an unknown
+    task or split, a shape that is not the task's image size, no samples, a dtype other than
+    uint8/integers in [0, 255]/floats, floats without ``value_range`` or outside it, NaN/inf,
+    an ``index`` that is not one non-negative integer per sample.
+    """
+    from .registry import get_task
+
+    path = Path(path)
+    samples = np.asarray(samples)
+    where = f"{path} (not written)"
+    spec = get_task(task)
+    spec.check_split(split)
+    channels_first(samples.shape, spec, where)
+    check_values(samples, parse_range(value_range) if value_range is not None else None, where)
+    if index is not None:
+        index = np.asarray(index)
+        if index.shape != (samples.shape[0],) or not np.issubdtype(index.dtype, np.integer) or (index.size and index.min() < 0):
+            raise SrmBenchError(f"{where}: 'index' must be one non-negative integer per sample ({samples.shape[0]}); "
+                                f"got {index.dtype} {index.shape}")
+    return _write_unchecked(path, samples, task=task, split=split, dataset_sha256=dataset_sha256, index=index,
+                            model=model, value_range=value_range, extra=extra, overwrite=overwrite)
+
+
+def _write_unchecked(
+    path: str | Path,
+    samples: np.ndarray,
+    *,
+    task: str,
+    split: str,
+    dataset_sha256: str | None,
+    index: np.ndarray | None = None,
+    model: dict[str, Any] | None = None,
+    value_range: str | None = None,
+    extra: dict[str, np.ndarray] | None = None,
+    overwrite: bool = False,
+) -> Path:
+    """:func:`write_samples` without its checks: tests use it to write the bad files ``evaluate`` must refuse."""
     import h5py
 
     path = Path(path)

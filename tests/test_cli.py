@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -12,8 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 import srm_bench
+from srm_bench.errors import SrmBenchError
 from srm_bench.cli import cli
-from srm_bench.samples import write_samples
+from srm_bench.samples import _write_unchecked, write_samples
 
 
 
@@ -86,8 +88,9 @@ def easy_ds(easy_small):
 
 
 def _write(path, arr, ds, **kw):
+    """Bad files as other tools write them: write_samples itself refuses them (see below)."""
     kw.setdefault("index", np.arange(arr.shape[0]))
-    return write_samples(path, arr, task="sudoku", split="easy", dataset_sha256=ds.content_sha256, **kw)
+    return _write_unchecked(path, arr, task="sudoku", split="easy", dataset_sha256=ds.content_sha256, **kw)
 
 
 BAD_CASES = {
@@ -111,6 +114,30 @@ def test_bad_samples_give_one_line_and_no_result(case, easy_small, easy_ds, tmp_
     assert message in text and "Traceback" not in text
     assert len(text.strip().splitlines()) == 1
     assert not out_dir.exists() or not any(out_dir.iterdir())
+
+
+@pytest.mark.parametrize("case", [c for c in BAD_CASES if c != "index out of range"])  # the puzzle count is evaluate's to know
+def test_write_samples_refuses_what_evaluate_would(case, easy_ds, tmp_path) -> None:
+    make, kw, message = BAD_CASES[case]
+    images = make(easy_ds.images())
+    with pytest.raises(SrmBenchError, match=re.escape(message)) as exc:
+        write_samples(tmp_path / "s.h5", images, task="sudoku", split="easy", dataset_sha256=easy_ds.content_sha256,
+                      index=np.arange(images.shape[0]), **kw)
+    assert "\n" not in str(exc.value) and "not written" in str(exc.value)
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(task="sudokoo"), "unknown task"), (dict(split="test"), "unknown split"),
+    (dict(samples=np.zeros((0, 252, 252), np.uint8)), "holds no samples"),
+    (dict(index=np.arange(3) - 1), "non-negative integer per sample"), (dict(index=np.arange(2)), "one non-negative"),
+    (dict(index=np.zeros(3)), "one non-negative integer"), (dict(samples=np.full((3, 252, 252), 300)), "[0, 255]"),
+])
+def test_write_samples_refuses_bad_arguments(tmp_path, kw, message) -> None:
+    args = dict(samples=np.zeros((3, 252, 252), np.uint8), task="sudoku", split="easy", index=np.arange(3)) | kw
+    with pytest.raises(SrmBenchError, match=re.escape(message)):
+        write_samples(tmp_path / "s.h5", args.pop("samples"), dataset_sha256=None, **args)
+    assert not list(tmp_path.iterdir())
 
 
 def test_sample_count_mismatch(easy_small, easy_ds, tmp_path) -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -405,6 +406,47 @@ def test_case12_ctrl_c_is_one_line_exit_130_and_workers_die(tmp_path):
     assert not list(out.glob(".*.tmp"))
 
 
+def test_case12_workers_of_a_sigkilled_run_die_with_it(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "d"
+    proc = subprocess.Popen([sys.executable, "-m", "srm_bench.cli", "-q", "generate", "sudoku", "--split", "train",
+                             "-n", "2000000", "--shard-size", "2000", "-j", "2", "-o", str(out)],
+                            stderr=subprocess.DEVNULL)
+    children: list[int] = []
+    deadline = time.time() + 60
+    while time.time() < deadline and len(children) < 2:
+        time.sleep(0.2)
+        try:
+            children = [int(c) for c in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
+        except OSError:
+            break
+    try:
+        assert len(children) == 2, "the two workers never started"
+        time.sleep(1.0)  # both at work on a shard
+    finally:
+        proc.kill()  # SIGKILL: no handler runs in the parent; only PR_SET_PDEATHSIG can stop the workers
+        proc.wait(timeout=30)
+
+    def alive(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+        return state not in ("Z", "X")
+
+    deadline = time.time() + 10
+    while time.time() < deadline and any(alive(pid) for pid in children):
+        time.sleep(0.1)
+    left = [pid for pid in children if alive(pid)]
+    for pid in left:  # do not leave them to the next test
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"workers {left} outlived their SIGKILLed parent"
+
+
 # ------------------------------------------------------------------ case 13: verify
 
 
@@ -641,3 +683,95 @@ def test_case7_an_npz_declaring_terabytes_is_refused_before_reading(tmp_path):
         read_samples(path, lambda attrs: get_task("sudoku"))
     np.savez(tmp_path / "ok.npz", arr_0=np.zeros((1, 252, 252), np.uint8))
     assert read_samples(tmp_path / "ok.npz", lambda attrs: get_task("sudoku")).images.shape == (1, 252, 252, 1)
+
+
+# ------------------------------------------------------------------ case 10: samples of one task scored as another
+
+CS_IMG = np.zeros((2, 128, 128, 3), np.uint8)
+
+
+def _canonical_hash(task: str) -> str:
+    from srm_bench.canonical import pinned
+
+    return pinned(task, "test")["content_sha256"]
+
+
+@pytest.mark.parametrize("attrs, task, message", [
+    ({"task": "counting-stars", "split": "test"}, "counting-polygons", "samples are of task 'counting-stars', not 'counting-polygons'"),
+    ({"task": "counting-polygons", "split": "test"}, "counting-stars", "samples are of task 'counting-polygons', not 'counting-stars'"),
+    # no task attr, but a dataset hash that is the other task's canonical set
+    ({"dataset_sha256": "STARS"}, "counting-polygons", "is the canonical counting-stars/test set"),
+    ({"dataset_sha256": "POLYGONS"}, "counting-stars", "is the canonical counting-polygons/test set"),
+])
+def test_case10_samples_of_another_task_are_refused(tmp_path, attrs, task, message):
+    from click.testing import CliRunner
+
+    from srm_bench.cli import cli
+
+    attrs = {k: (_canonical_hash(f"counting-{v.lower()}") if k == "dataset_sha256" else v) for k, v in attrs.items()}
+    path = _h5(tmp_path / "s.h5", CS_IMG, **attrs)
+    res = CliRunner().invoke(cli, ["evaluate", str(path), "--task", task, "--split", "test", "--out", str(tmp_path / "r")])
+    assert isinstance(res.exception, SrmBenchError), (res.output, res.exception)
+    assert message in str(res.exception) and "\n" not in str(res.exception)
+    assert not (tmp_path / "r").exists()
+
+
+def test_case10_samples_without_a_task_name_the_look_alike_in_a_warning(tmp_path, caplog):
+    from srm_bench.registry import get_task
+
+    with caplog.at_level("WARNING"):
+        evaluation._check_task_without_attr(get_task("counting-polygons"), {}, tmp_path / "s.npz")
+    assert "counting-stars samples have the same size" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING"):  # nothing looks like Sudoku: no warning
+        evaluation._check_task_without_attr(get_task("sudoku"), {}, tmp_path / "s.npz")
+    assert caplog.text == ""
+    # the task's own canonical hash passes
+    evaluation._check_task_without_attr(get_task("counting-stars"), {"dataset_sha256": _canonical_hash("counting-stars")},
+                                        tmp_path / "s.h5")
+
+
+# ------------------------------------------------------------------ case 11: -n against the disk and memory
+
+
+def _refused_by_cli(args, capsys) -> str:
+    from srm_bench.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["generate", *args, "-q"])
+    err = capsys.readouterr().err.strip()
+    assert exc.value.code == 1 and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
+def test_case11_n_is_checked_against_the_free_disk_before_any_work(tmp_path, monkeypatch, capsys):
+    import shutil
+    from collections import namedtuple
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10**12, 10**12 - 10**6, 10**6))  # 1 MB free
+    out = tmp_path / "d"
+    err = _refused_by_cli(["sudoku", "--split", "train", "-n", "100000", "-o", str(out)], capsys)
+    assert "needs about" in err and "MiB of disk" in err and "976.6 KiB is free" in err
+    assert not list(out.glob("*.h5")) and not list(out.glob(".*.tmp"))
+    _gen(out, n=20)  # small enough: made
+    # a resume counts only the items still to make
+    for p in sorted(out.glob("*.h5"))[1:]:
+        p.unlink()
+    (out / "manifest.json").unlink()
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10**12, 10**12, 100))
+    with pytest.raises(SrmBenchError, match="for the 20 items still to make, but 100 bytes is free"):
+        _gen(out, n=30)
+    assert len(list(out.glob("*.h5"))) == 1
+
+
+def test_case11_n_is_checked_against_the_memory_available(tmp_path, monkeypatch, capsys):
+    import srm_bench.samples as samples
+
+    monkeypatch.setattr(samples, "_available_memory", lambda: 2 * 2**20)  # 2 MiB
+    out = tmp_path / "d"
+    # one shard of 500 Sudoku images (252x252) is ~30 MiB raw
+    err = _refused_by_cli(["sudoku", "--split", "easy", "-n", "100", "-o", str(out)], capsys)
+    assert "MiB of memory (1 shard(s) of 500 items at once), but 2.0 MiB is available" in err
+    assert not list(out.glob("*.h5"))
+    srm_bench.generate("sudoku", "easy", n=10, shard_size=10, out=out, progress=False)  # 10 images fit
