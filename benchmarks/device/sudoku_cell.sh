@@ -1,5 +1,7 @@
 # One call of the Sudoku campaign on the GPU machine (runs kept in /tmp/runs between calls
-# of one machine). Usage: bash benchmarks/device/sudoku_cell.sh PRESET MINUTES [INIT] [extra train args]
+# of one machine). Usage:
+#   [NPROC=4] [COMPILE=1] [EVAL_BUDGET=1000] bash benchmarks/device/sudoku_cell.sh PRESET MINUTES [INIT] [extra train args]
+# NPROC > 1 runs DDP under torchrun (--batch-size is then the batch over all GPUs).
 # Weights come back split into <= 15 MB parts (cat weights-PRESET.part-* > weights.safetensors).
 source benchmarks/device/setup.sh
 preset=$1; minutes=$2; init=${3:-}; shift 3 || shift $#
@@ -7,8 +9,12 @@ run=/tmp/runs/$preset
 mkdir -p $run
 args=()
 [ -n "$init" ] && [ ! -e $run/last.pt ] && args+=(--init "$init")
-srm-bench -q train --baseline srm --task sudoku --preset $preset -o $run --eval-every 1000 --eval-count 64 \
-  --eval-splits easy,medium,hard --eval-budget 200 --max-minutes $minutes "${args[@]}" "$@" > $OUT/train-$preset.log 2>&1
+[ "${COMPILE:-0}" = 1 ] && args+=(--compile)
+launch=(srm-bench)
+[ "${NPROC:-1}" -gt 1 ] && launch=(torchrun --nproc_per_node "$NPROC" -m srm_bench.cli)
+"${launch[@]}" -q train --baseline srm --task sudoku --preset $preset -o $run --eval-every 1000 --eval-count 64 \
+  --eval-splits easy,medium,hard --eval-budget "${EVAL_BUDGET:-200}" --max-minutes $minutes "${args[@]}" "$@" \
+  > $OUT/train-$preset.log 2>&1
 cp $run/eval.csv $OUT/eval-$preset.csv; cp $run/log.csv $OUT/log-$preset.csv
 [ $(stat -c %s $run/weights.safetensors) -lt 120000000 ] && split -b 15000000 $run/weights.safetensors $OUT/weights-$preset.part-
 tail -3 $OUT/train-$preset.log
