@@ -156,7 +156,7 @@ def recursive_allocation_torch(tbar: torch.Tensor, d: int, sharpness: float) -> 
         d2 = n - d1
         alpha = torch.tensor([split_alpha(s, sharpness) if s > 1 else 1.0 for s in sizes], device=dev,
                              dtype=torch.float64).expand(b, -1)
-        r = torch.distributions.Beta(alpha, alpha).sample()
+        r = torch.distributions.Beta(alpha, alpha, validate_args=False).sample()  # no host sync per depth
         s1_max = torch.minimum(totals, d1)
         s1_min = torch.clamp(totals - torch.minimum(totals, d2), min=0.0)
         s1 = s1_min + (s1_max - s1_min) * r
