@@ -173,7 +173,7 @@ class CellNet(nn.Module):
             out = out.reshape(b, g, g, 2 * ci, p, p).permute(0, 3, 1, 4, 2, 5).reshape(b, 2 * ci, g * p, g * p)
             return DenoiserOutput(out[:, :ci], out[:, ci:], logvar)
         h = h + self.from_token(tok).reshape(h.shape)
-        for level, blk in enumerate(self.dec):
+        for blk in self.dec:
             skip = skips.pop()
             if h.shape[-1] != skip.shape[-1]:
                 h = upsample2x(h, skip.shape[-1])

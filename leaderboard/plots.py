@@ -132,7 +132,7 @@ def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str
     par = sub[sub["sampler_name"] == "parallel"]
     fig = _figure(7.5, 4.8)
     ax = fig.add_subplot()
-    for key, grp in seq.groupby([f for f in line_fields if f in seq.columns], dropna=False, sort=True):
+    for _key, grp in seq.groupby([f for f in line_fields if f in seq.columns], dropna=False, sort=True):
         g = grp.sort_values("overlap")
         x = g["overlap"].to_numpy(float)
         y = g[metric].to_numpy(float)

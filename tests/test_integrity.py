@@ -370,7 +370,6 @@ def test_case11_case15_absurd_options_are_refused(tmp_path, kw, message):
 
 
 def test_case12_ctrl_c_is_one_line_exit_130_and_workers_die(tmp_path):
-    import os
     import signal
     import subprocess
     import sys
