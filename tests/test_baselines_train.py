@@ -105,13 +105,15 @@ def test_ddp_two_cpu_processes_gloo(tmp_path: Path) -> None:
         from srm_bench.baselines.train import load_checkpoint
         dist.barrier()
         ref = load_checkpoint({str(tmp_path / 'run' / 'last.pt')!r})["model"]
-        print("rank", dist.get_rank(), "steps", out["steps"], "checkpoint keys", len(ref))
+        # One file per rank: the two processes' stdout can interleave within a line.
+        open({str(tmp_path)!r} + f"/rank{{dist.get_rank()}}.txt", "w").write(f"steps {{out['steps']}} keys {{len(ref)}}")
     """))
     env = dict(os.environ, OMP_NUM_THREADS="1")
     res = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29517",
                           str(script)], capture_output=True, text=True, timeout=240, env=env)
     assert res.returncode == 0, res.stderr[-2000:]
-    assert "rank 0 steps 3" in res.stdout and "rank 1 steps 3" in res.stdout
+    for r in (0, 1):
+        assert (tmp_path / f"rank{r}.txt").read_text().startswith("steps 3 ")
     state = torch.load(tmp_path / "run" / "last.pt", weights_only=True)
     assert state["world_size"] == 2 and state["step"] == 3
 
