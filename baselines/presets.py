@@ -71,26 +71,27 @@ class TrainConfig:
         return {"task": self.task, "baseline": self.baseline, "preset": self.preset, "arch": self.arch, "model": self.model}
 
 
-def _unet(task: str, baseline: str, base: int, mult: tuple[int, ...], attn: tuple[int, ...], **kw: Any) -> dict[str, Any]:
+def _shape(task: str, baseline: str) -> dict[str, int]:
+    """Image size, channels, patch size and conditioning channels of a task's denoiser: the
+    Sudoku DDPM also takes [mask, masked image] (the paper's conditioning by concatenation)."""
     size, ch, patch = TASK_SHAPES[task]
     cond = ch + 1 if baseline == "ddpm" and task == "sudoku" else 0
-    return UNetConfig(image_size=size, in_channels=ch, cond_channels=cond, patch_size=patch, base_channels=base,
-                      channel_mult=mult, attention_resolutions=attn, **kw).to_dict()
+    return {"image_size": size, "in_channels": ch, "cond_channels": cond, "patch_size": patch}
+
+
+def _unet(task: str, baseline: str, base: int, mult: tuple[int, ...], attn: tuple[int, ...], **kw: Any) -> dict[str, Any]:
+    return UNetConfig(**_shape(task, baseline), base_channels=base, channel_mult=mult, attention_resolutions=attn,
+                      **kw).to_dict()
 
 
 def _dit(task: str, baseline: str, size_name: str) -> dict[str, Any]:
-    size, ch, patch = TASK_SHAPES[task]
     hidden, depth, heads = DIT_SIZES[size_name]
-    cond = ch + 1 if baseline == "ddpm" and task == "sudoku" else 0
     token = {"sudoku": 7, "even-pixels": 2}.get(task, 4)
-    return DiTConfig(image_size=size, in_channels=ch, cond_channels=cond, patch_size=patch, token_patch=token,
-                     hidden=hidden, depth=depth, heads=heads).to_dict()
+    return DiTConfig(**_shape(task, baseline), token_patch=token, hidden=hidden, depth=depth, heads=heads).to_dict()
 
 
 def _cellnet(task: str, baseline: str, **kw: Any) -> dict[str, Any]:
-    size, ch, patch = TASK_SHAPES[task]
-    cond = ch + 1 if baseline == "ddpm" and task == "sudoku" else 0
-    return CellNetConfig(image_size=size, in_channels=ch, cond_channels=cond, patch_size=patch, **kw).to_dict()
+    return CellNetConfig(**_shape(task, baseline), **kw).to_dict()
 
 
 # CellNet sizes: per-variable conv UNet widths and the variable transformer (hidden, depth, heads, mlp ratio).
@@ -150,10 +151,8 @@ FAST = dict(batch_size=256, lr=3e-4, steps=200_000, warmup_steps=1000, ema_decay
 
 def _dit_cell(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
     """One token per variable (the Sudoku probe of the training-engine issue), DiT-S width."""
-    size, ch, patch = TASK_SHAPES[task]
-    cond = ch + 1 if baseline == "ddpm" and task == "sudoku" else 0
-    model = DiTConfig(image_size=size, in_channels=ch, cond_channels=cond, patch_size=patch, token_patch=patch,
-                      hidden=384, depth=12, heads=6).to_dict()
+    shape = _shape(task, baseline)
+    model = DiTConfig(**shape, token_patch=shape["patch_size"], hidden=384, depth=12, heads=6).to_dict()
     return TrainConfig(arch="dit", model=model, **FAST, **common)
 
 
