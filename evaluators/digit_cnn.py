@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from srm_bench.errors import ChecksumError, SrmBenchError
-from srm_bench.shards import file_sha256
+from srm_bench.errors import SrmBenchError
+from srm_bench.shards import check_pinned_file
 
 WEIGHTS_FILE = "digit_cnn.safetensors"
 INFO_FILE = "digit_cnn.json"
@@ -195,9 +195,7 @@ def load_reader(path: str | None = None, temperature: float | None = None) -> En
         raise SrmBenchError(f"{p}: digit CNN weights missing; run 'srm-bench train-evaluator sudoku --reader cnn' or reinstall srm-bench")
     if path is None:
         info = weights_info()
-        got = file_sha256(p)
-        if got != info["sha256"]:
-            raise ChecksumError(f"{p}: SHA-256 {got[:12]}... differs from the pinned {info['sha256'][:12]}...; reinstall srm-bench")
+        check_pinned_file(p, info["sha256"])
         temperature = info["temperature"] if temperature is None else temperature
     return Ensemble(_members_from(load_file(str(p))), 1.0 if temperature is None else temperature)
 

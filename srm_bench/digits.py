@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import ChecksumError, SrmBenchError
-from .shards import file_sha256
+from .shards import check_pinned_file
 
 log = logging.getLogger(__name__)
 
@@ -203,10 +203,7 @@ def load_classifier(path: str | None = None):
     if not p.exists():
         raise SrmBenchError(f"{p}: digit classifier weights missing; run 'srm-bench train-evaluator sudoku' or reinstall srm-bench")
     if path is None:
-        want = weights_info()["sha256"]
-        got = file_sha256(p)
-        if got != want:
-            raise ChecksumError(f"{p}: SHA-256 {got[:12]}... differs from the pinned {want[:12]}...; reinstall srm-bench")
+        check_pinned_file(p, weights_info()["sha256"])
     model = build_mlp()
     model.load_state_dict(load_file(str(p)))
     model.eval()

@@ -156,6 +156,13 @@ def file_sha256(path: str | Path) -> str:
     return h.hexdigest()
 
 
+def check_pinned_file(path: str | Path, pinned_sha256: str) -> None:
+    """Raise ChecksumError (one line, "reinstall srm-bench") if a shipped file's SHA-256 is not its pin."""
+    got = file_sha256(path)
+    if got != pinned_sha256:
+        raise ChecksumError(f"{path}: SHA-256 {got[:12]}... differs from the pinned {pinned_sha256[:12]}...; reinstall srm-bench")
+
+
 def _dataset_kwargs(arr: np.ndarray, chunk_items: int, fast: bool = False) -> dict[str, Any]:
     if arr.ndim == 0 or arr.size == 0:
         return {}
