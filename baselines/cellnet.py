@@ -15,7 +15,10 @@ patch. Residual blocks add the patch's noise-level embedding as a bias before th
 GroupNorm, as the UNet does with its per-pixel map.
 
 Outputs as every denoiser here: mean and v per pixel, and the per-variable log-variance
-(the predicted uncertainty), read from the token by a zero-initialised linear head.
+(the predicted uncertainty), read from the token by a zero-initialised linear head. With
+``classes > 0`` a linear head also reads each variable's class (the Sudoku digit) from its
+token: its cross-entropy is an auxiliary training loss (``LossWeights.cls``) that hands the
+transformer the digit directly, where the pixel loss teaches it only through the drawing.
 """
 from __future__ import annotations
 
@@ -111,6 +114,7 @@ class CellNet(nn.Module):
         self.norm_tok = nn.LayerNorm(c.hidden, elementwise_affine=False, eps=1e-6)
         self.ada_tok = zero_module(nn.Linear(c.hidden, 2 * c.hidden))
         self.logvar_head = zero_module(nn.Linear(c.hidden, 1))
+        self.class_head = nn.Linear(c.hidden, c.classes) if c.classes else None
         self.dec = nn.ModuleList()
         if c.decoder == "mlp":
             self.mlp_dec = SubpatchDecoder(cin, 2 * c.in_channels, c.patch_size, c.sub_patch, c.hidden, emb, c.dec_hidden)
@@ -167,11 +171,12 @@ class CellNet(nn.Module):
         shift, scale = self.ada_tok(cvec).chunk(2, dim=-1)
         tok = modulate(self.norm_tok(tok), shift, scale)
         logvar = self.logvar_head(tok).float().reshape(b, self.num_vars)
+        logits = None if self.class_head is None else self.class_head(tok).float()  # (B, P, classes)
         ci = c.in_channels
         if c.decoder == "mlp":
             out = self.mlp_dec(cells, tok.reshape(b * self.num_vars, c.hidden), e).float()
             out = out.reshape(b, g, g, 2 * ci, p, p).permute(0, 3, 1, 4, 2, 5).reshape(b, 2 * ci, g * p, g * p)
-            return DenoiserOutput(out[:, :ci], out[:, ci:], logvar)
+            return DenoiserOutput(out[:, :ci], out[:, ci:], logvar, logits)
         h = h + self.from_token(tok).reshape(h.shape)
         for blk in self.dec:
             skip = skips.pop()
@@ -180,4 +185,4 @@ class CellNet(nn.Module):
             h = blk(torch.cat([h, skip], 1), e_map)
         out = self.conv_out(F.silu(self.norm_out(h))).float()  # (B * P, 2C, p, p)
         out = out.reshape(b, g, g, 2 * ci, p, p).permute(0, 3, 1, 4, 2, 5).reshape(b, 2 * ci, g * p, g * p)
-        return DenoiserOutput(out[:, :ci], out[:, ci:], logvar)
+        return DenoiserOutput(out[:, :ci], out[:, ci:], logvar, logits)

@@ -102,6 +102,7 @@ class CellNetConfig:
     decoder: str = "conv"  # "conv": conv decoder with skips; "mlp": per-subpatch MLP (linear encoder only)
     sub_patch: int = 4  # side of a subpatch of the "mlp" decoder
     dec_hidden: int = 128  # width of the "mlp" decoder
+    classes: int = 0  # >0: a head reading each variable's class (Sudoku digit) from its token, for an auxiliary loss
     arch: str = "cellnet"
 
     def validate(self) -> None:
@@ -115,6 +116,8 @@ class CellNetConfig:
             raise SrmBenchError(f"unknown CellNet decoder {self.decoder!r}; valid: conv, mlp")
         if self.decoder == "mlp" and (self.encoder != "linear" or self.patch_size % self.sub_patch):
             raise SrmBenchError("the mlp decoder needs the linear encoder and a sub_patch that divides the patch size")
+        if self.classes < 0:
+            raise SrmBenchError(f"classes must be >= 0 (got {self.classes})")
         for ch in self.channels:
             if ch % self.groups:
                 raise SrmBenchError(f"channels {ch} not divisible by {self.groups} groups")

@@ -10,11 +10,13 @@ import torch.nn.functional as F
 
 
 class DenoiserOutput(NamedTuple):
-    """What every denoiser returns: mean (B,C,H,W), v (B,C,H,W), log-variance per patch (B,P)."""
+    """What every denoiser returns: mean (B,C,H,W), v (B,C,H,W), log-variance per patch (B,P),
+    and, for a model with a class head, per-patch class logits (B,P,K) (else None)."""
 
     mean: torch.Tensor
     v: torch.Tensor
     logvar: torch.Tensor
+    logits: torch.Tensor | None = None
 
 
 def timestep_embedding(t: torch.Tensor, dim: int, scale: float = 1000.0) -> torch.Tensor:

@@ -3,6 +3,11 @@ stop-gradient, as iDDPM), and the Gaussian NLL of the target under the predicted
 uncertainty x0.01 (mean stop-gradient). Every term is reduced per patch, weighted by the
 per-patch loss weight (1 / p(t); 0 for given or zeroed patches) and averaged over the
 patches that train.
+
+Optional (``cls > 0``, a model with a class head): the cross-entropy of each training
+patch's class (the Sudoku digit of the cell), unweighted by 1 / p(t), averaged over the same
+patches. It is an auxiliary signal for the reasoning part of the network, not part of the
+denoising objective; the sampler never reads the logits.
 """
 from __future__ import annotations
 
@@ -11,6 +16,8 @@ from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
+
+from srm_bench.errors import SrmBenchError
 
 from .noise import NoisePath
 from .diffusion import DenoiserOutput, pixel_levels
@@ -23,6 +30,7 @@ class LossWeights:
     vlb: float = 1.0
     nll: float = 0.01
     vlb_steps: int = 1000  # the VLB term is that of a step t -> t - 1 / vlb_steps
+    cls: float = 0.0  # auxiliary class cross-entropy (needs a class head and labels)
 
 
 def per_patch(x: torch.Tensor, patch: int) -> torch.Tensor:
@@ -36,14 +44,18 @@ def gaussian_kl(mean1: torch.Tensor, logvar1: torch.Tensor, mean2: torch.Tensor,
 
 
 def srm_loss(out: DenoiserOutput, x: torch.Tensor, eps: torch.Tensor, z: torch.Tensor, t: torch.Tensor,
-             weight: torch.Tensor, path: NoisePath, patch: int, weights: LossWeights = LossWeights()
-             ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+             weight: torch.Tensor, path: NoisePath, patch: int, weights: LossWeights = LossWeights(),
+             labels: torch.Tensor | None = None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """The total loss and its parts.
 
     Args:
         out: the network's output for ``z``.
         x, eps, z: clean data, noise and noisy input (B, C, H, W), z = a x + b eps.
         t: (B, P) patch levels; ``weight`` (B, P) per-patch loss weights.
+        labels: (B, P) class of every patch, for the auxiliary ``cls`` term.
+
+    Raises:
+        SrmBenchError: ``cls > 0`` without class logits or labels.
     """
     grid = (x.shape[-2] // patch, x.shape[-1] // patch)
     t_pix = pixel_levels(t, grid, patch)
@@ -70,4 +82,10 @@ def srm_loss(out: DenoiserOutput, x: torch.Tensor, eps: torch.Tensor, z: torch.T
     n = (weight > 0).sum().clamp_min(1)
     parts = {"mse": (weight * mse).sum() / n, "vlb": (weight * vlb).sum() / n, "nll": (weight * nll).sum() / n}
     total = weights.mse * parts["mse"] + weights.vlb * parts["vlb"] + weights.nll * parts["nll"]
+    if weights.cls > 0:
+        if out.logits is None or labels is None:
+            raise SrmBenchError("the class loss needs a model with a class head (classes > 0) and per-patch labels")
+        ce = F.cross_entropy(out.logits.float().flatten(0, 1), labels.flatten(), reduction="none").reshape(labels.shape)
+        parts["cls"] = ((weight > 0) * ce).sum() / n
+        total = total + weights.cls * parts["cls"]
     return total, {k: v.detach() for k, v in parts.items()}

@@ -27,10 +27,12 @@ from srm_bench.errors import SrmBenchError
 
 @dataclass
 class Batch:
-    """Clean images in [-1, 1] (B, C, H, W) and the given patches (B, P) bool, or None."""
+    """Clean images in [-1, 1] (B, C, H, W), the given patches (B, P) bool or None, and the
+    class of every patch (B, P) long (Sudoku: the cell's digit - 1) or None."""
 
     x: torch.Tensor
     known: torch.Tensor | None
+    labels: torch.Tensor | None = None
 
 
 def _perm(n: int, k: int, device: torch.device) -> torch.Tensor:
@@ -91,7 +93,7 @@ class SudokuStream:
         instance = torch.randint(0, self.k, (n, 81), device=dev)
         n_given = torch.randint(0, 81, (n, 1), device=dev)  # 0..80 inclusive, as the train split
         rank = torch.rand(n, 81, device=dev).argsort(1).argsort(1)
-        return Batch(self.render(grids, instance), rank < n_given)
+        return Batch(self.render(grids, instance), rank < n_given, grids.reshape(n, 81))
 
 
 def hsv_to_rgb8_torch(hue: torch.Tensor, saturation: float, value: float) -> torch.Tensor:

@@ -40,7 +40,7 @@ from .unet import UNet, UNetConfig
 log = logging.getLogger(__name__)
 CHECKPOINT_FORMAT = "srm-bench-baseline"
 CHECKPOINT_VERSION = 1
-CSV_FIELDS = ["step", "images", "loss", "mse", "vlb", "nll", "lr", "grad_norm", "steps_per_s", "images_per_s",
+CSV_FIELDS = ["step", "images", "loss", "mse", "vlb", "nll", "cls", "lr", "grad_norm", "steps_per_s", "images_per_s",
               "elapsed_s"]
 EVAL_FIELDS = ["step", "images", "gpu_hours", "split", "sampler", "count", "accuracy", "elapsed_s"]
 WEIGHTS_FILE = "weights.safetensors"
@@ -266,7 +266,7 @@ class CsvLog:
 @dataclass
 class TrainBatch:
     """One step's training inputs: noisy z, levels t (B, P), conditioning, clean x, noise eps,
-    per-patch loss weights w (B, P)."""
+    per-patch loss weights w (B, P), per-patch classes (B, P) where the data have them."""
 
     z: torch.Tensor
     t: torch.Tensor
@@ -274,9 +274,10 @@ class TrainBatch:
     x: torch.Tensor
     eps: torch.Tensor
     w: torch.Tensor
+    labels: torch.Tensor | None = None
 
     def astuple(self) -> tuple[Any, ...]:
-        return self.z, self.t, self.cond, self.x, self.eps, self.w
+        return self.z, self.t, self.cond, self.x, self.eps, self.w, self.labels
 
 
 class BatchMaker:
@@ -307,9 +308,10 @@ class BatchMaker:
     def __call__(self, step: int) -> TrainBatch:
         torch.manual_seed(step_seed(self.cfg.seed, self.rank, step))
         n, dev = self.local_batch, self.device
+        labels = None
         if self.stream is not None:
             b = self.stream.draw(n)
-            x, known = b.x, b.known
+            x, known, labels = b.x, b.known, b.labels
         else:
             assert self.data is not None and self.images is not None
             idx = torch.randint(0, self.data.count, (n,))
@@ -324,7 +326,7 @@ class BatchMaker:
                 raise SrmBenchError("the conditional DDPM needs the given cells (a Sudoku split or stream)")
             kmask = pixel_levels(known.float(), self.grid, self.patch)
             cond = torch.cat([kmask, x * kmask], dim=1)
-        return TrainBatch(z, t, cond, x, eps, w)
+        return TrainBatch(z, t, cond, x, eps, w, labels)
 
 
 def _setup_device(device: str | None, local: int) -> torch.device:
@@ -450,10 +452,10 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
     make_batch = BatchMaker(cfg, dev, rank=rank, local_batch=local_batch, stream=stream, data=train_data)
 
     def forward_loss(z: torch.Tensor, t: torch.Tensor, cond: torch.Tensor | None, x: torch.Tensor, eps: torch.Tensor,
-                     w: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+                     w: torch.Tensor, labels: torch.Tensor | None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_amp):
             out_ = net(z, t, cond)
-        return srm_loss(out_, x, eps, z, t, w, path, patch, weights_cfg)
+        return srm_loss(out_, x, eps, z, t, w, path, patch, weights_cfg, labels)
 
     # Network and loss compiled as one graph: the fastest variant in benchmarks/bench_unet.py.
     step_fn = torch.compile(forward_loss) if cfg.compile else forward_loss
@@ -507,11 +509,11 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
             last_t = time.perf_counter()  # sampling time is not training throughput
 
         while step < cfg.steps:
-            z, t, cond, x, eps, w = make_batch(step).astuple()
+            z, t, cond, x, eps, w, labels = make_batch(step).astuple()
             lr = lr_at(step, cfg, warm_from)
             for g in opt.param_groups:
                 g["lr"] = lr
-            loss, parts = step_fn(z, t, cond, x, eps, w)
+            loss, parts = step_fn(z, t, cond, x, eps, w, labels)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
