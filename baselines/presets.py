@@ -168,13 +168,14 @@ TASK_CLASSES = {"sudoku": 9}
 
 
 def _cell_aux(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
-    """cell-mlp plus a class head on each cell's token, trained with an auxiliary
-    cross-entropy on the cell's digit (weight 1): a deviation from the paper's objective,
-    named in every result by this preset (see docs/sudoku-baselines.md)."""
+    """cell-mlp plus row/column/box position embeddings and a class head on each cell's token,
+    trained with an auxiliary cross-entropy on the cell's digit (weight 1): deviations from the
+    paper's network and objective, named in every result by this preset (see
+    docs/sudoku-baselines.md)."""
     if task not in TASK_CLASSES:
         raise SrmBenchError(f"preset cell-aux needs per-variable classes, which {task} data do not carry; "
                             f"valid tasks: {', '.join(TASK_CLASSES)}")
-    model = _cellnet(task, baseline, **CELL_SIZES["cell-mlp"], classes=TASK_CLASSES[task])
+    model = _cellnet(task, baseline, **CELL_SIZES["cell-mlp"], classes=TASK_CLASSES[task], pos="rcb")
     loss = {"mse": 1.0, "vlb": 1.0, "nll": 0.01, "vlb_steps": 1000, "cls": 1.0}
     return TrainConfig(arch="cellnet", model=model, loss=loss, **FAST, **common)
 
