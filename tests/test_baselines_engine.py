@@ -218,7 +218,7 @@ def test_cellnet_config_refusals() -> None:
 
 
 def test_cell_presets_fit_the_shipping_budget() -> None:
-    for preset in ("cell", "cell-s", "cell-lite", "cell-mlp"):
+    for preset in ("cell", "cell-s", "cell-lite", "cell-mlp", "cell-aux"):
         cfg = make_config("sudoku", "srm", preset)
         n = sum(p.numel() for p in build_model(cfg.arch, cfg.model).parameters())
         assert 2 * n < 24e6, (preset, n)  # bf16 bytes; the shipped Sudoku SRM must stay <= 20 MB
@@ -254,3 +254,71 @@ def test_make_batch_depends_on_seed_rank_and_step_alone(sudoku_stream: SudokuStr
     assert (first.w > 0).all()
     with pytest.raises(SrmBenchError, match="exactly one"):
         BatchMaker(cfg, torch.device("cpu"), rank=0, local_batch=2)
+
+
+def test_sudoku_stream_labels_are_the_drawn_digits(sudoku_stream: SudokuStream) -> None:
+    from srm_bench.evaluators.sudoku import tiles_of
+
+    torch.manual_seed(3)
+    b = sudoku_stream.draw(3)
+    assert b.labels.shape == (3, 81) and b.labels.dtype == torch.int64
+    tiles = tiles_of(np.round((b.x.numpy()[:, 0] + 1) * 127.5).astype(np.uint8))
+    pool = sudoku_stream.pool.numpy()
+    for n in range(3):
+        for cell in range(81):  # each cell shows an instance of its labelled digit's pool
+            assert any(np.array_equal(tiles[n, cell], inst) for inst in pool[int(b.labels[n, cell])])
+
+
+def test_class_loss_is_the_cross_entropy_of_the_training_cells() -> None:
+    from srm_bench.baselines.diffusion import DenoiserOutput
+    from srm_bench.baselines.losses import LossWeights, srm_loss
+    from srm_bench.baselines.noise import NoisePath
+
+    path = NoisePath("rectified_flow", "velocity")
+    x, eps = torch.zeros(2, 1, 8, 8), torch.randn(2, 1, 8, 8)
+    t = torch.full((2, 4), 0.5)
+    z = path.noise(x, eps, torch.full((2, 1, 8, 8), 0.5))
+    labels = torch.tensor([[0, 1, 2, 0], [1, 1, 1, 1]])
+    w = torch.tensor([[1.0, 1.0, 0.0, 2.0], [0.0, 0.0, 0.0, 1.0]])  # given cells (w = 0) do not count
+    logits = torch.zeros(2, 4, 3)
+    logits[0, 0, 0] = 10.0  # one confident right answer, the rest uniform
+    out = DenoiserOutput(torch.zeros_like(x), torch.zeros_like(x), torch.zeros(2, 4), logits)
+    _, parts = srm_loss(out, x, eps, z, t, w, path, 4, LossWeights(cls=1.0), labels)
+    right = -torch.log_softmax(torch.tensor([10.0, 0.0, 0.0]), 0)[0]
+    expected = (right + 3 * np.log(3.0)) / 4  # unweighted by 1 / p(t): mean over the 4 training cells
+    assert float(parts["cls"]) == pytest.approx(float(expected), rel=1e-5)
+    total_off, parts_off = srm_loss(out, x, eps, z, t, w, path, 4, LossWeights(), labels)
+    assert "cls" not in parts_off
+    with pytest.raises(SrmBenchError, match="class head"):
+        srm_loss(out._replace(logits=None), x, eps, z, t, w, path, 4, LossWeights(cls=1.0), labels)
+    with pytest.raises(SrmBenchError, match="labels"):
+        srm_loss(out, x, eps, z, t, w, path, 4, LossWeights(cls=1.0), None)
+
+
+def test_rcb_positions_tie_rows_columns_and_boxes() -> None:
+    from srm_bench.baselines.cellnet import CellNet, CellNetConfig
+
+    net = CellNet(CellNetConfig(channels=(8,), hidden=16, depth=1, heads=2, groups=4, emb_channels=16,
+                                time_channels=16, encoder="linear", decoder="mlp", dec_hidden=16, pos="rcb", classes=9))
+    r, c, b = net.rows.view(9, 9), net.cols.view(9, 9), net.boxes.view(9, 9)
+    assert (r == torch.arange(9)[:, None]).all() and (c == torch.arange(9)[None]).all()
+    assert b[0, 0] == b[2, 2] == 0 and b[0, 3] == 1 and b[3, 0] == 3 and b[8, 8] == 8 and len(b.unique()) == 9
+    out = net(torch.randn(2, 1, 252, 252), torch.rand(2, 81))
+    assert out.logits.shape == (2, 81, 9)
+    with pytest.raises(SrmBenchError, match="position embedding"):
+        CellNetConfig(pos="sincos").validate()
+    with pytest.raises(SrmBenchError, match="per-variable classes"):
+        make_config("even-pixels", "srm", "cell-aux")
+
+
+def test_cell_aux_trains_its_class_head_on_cpu(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    cfg = make_config("sudoku", "srm", "cell-aux")
+    model = {**cfg.model, "hidden": 32, "depth": 1, "heads": 2, "dec_hidden": 16}
+    cfg = replace(cfg, model=model, batch_size=4, steps=6, log_every=3, ckpt_every=6, bf16=False, warmup_steps=1)
+    train(cfg, None, tmp_path, device="cpu", resume=False, progress=False)
+    rows = list(csv.DictReader(open(tmp_path / "log.csv")))
+    assert len(rows) == 2 and all(0.0 < float(r["cls"]) < 5.0 for r in rows)
+    state, cfg2, _ = load_weights(tmp_path / "weights.safetensors")
+    assert "class_head.weight" in state and "row_emb.weight" in state and cfg2.loss["cls"] == 1.0
