@@ -122,7 +122,8 @@ def evaluate(ctx: click.Context, file: Path, task: str | None, split: str | None
     """Score generated samples.
 
     FILE is a samples HDF5 (dataset 'samples', optional 'index', attrs task/split), an .npz
-    with 'arr_0' (uint8 NHWC), or a folder of PNGs named 0.png, 1.png, ...
+    with 'arr_0' (uint8 NHWC), a folder of PNGs named 0.png, 1.png, ..., or the answers
+    .jsonl of 'srm-bench llm' (the text track; unparsable replies are listed).
 
     \b
     Examples:
@@ -130,6 +131,7 @@ def evaluate(ctx: click.Context, file: Path, task: str | None, split: str | None
       srm-bench evaluate samples.npz --task sudoku --split hard
       srm-bench evaluate pngs/ --task sudoku --split hard --reference data/sudoku/hard
       srm-bench evaluate samples.h5 --reader cnn
+      srm-bench evaluate answers.jsonl          # the text track (srm-bench llm)
     """
     from .evaluation import evaluate as run, format_table
 
@@ -137,10 +139,17 @@ def evaluate(ctx: click.Context, file: Path, task: str | None, split: str | None
                  out=None if no_save else out, model=model, provenance=provenance, device=device,
                  batch_size=batch_size, progress=progress_enabled(ctx), reader=reader)
     path = result.pop("_path", None)  # type: ignore[misc]
+    unparsable = result.pop("_unparsable", None)  # type: ignore[misc]
     if as_json:
         click.echo(json.dumps(result, indent=2))
     else:
         click.echo(format_table(result))
+        if unparsable:
+            click.echo(f"unparsable replies ({len(unparsable)}, scored as failures):")
+            for puzzle, why in unparsable[:20]:
+                click.echo(f"  puzzle {puzzle}: {why}")
+            if len(unparsable) > 20:
+                click.echo(f"  ... and {len(unparsable) - 20} more (column parse_error of the per-sample CSV)")
         if path:
             click.echo(f"result: {path}")
 
