@@ -586,7 +586,21 @@ def evaluate_answers(path: Path, *, reference: str | Path | None = None, out: st
         result = _write(result, per_sample, index, Path(out))
     failures = [(int(i), why) for i, (_, why) in zip(index, parsed) if why]
     result["_unparsable"] = failures  # type: ignore[typeddict-unknown-key]
+    result["_by_masked"] = by_masked(per_sample)  # type: ignore[typeddict-unknown-key]
     return result
+
+
+def by_masked(per_sample: dict[str, np.ndarray], width: int = 9) -> list[dict[str, Any]]:
+    """Validity, consistency and accuracy per number of empty cells (bins of ``width``), as the
+    paper's Figure for the LLMs breaks them down."""
+    masked = np.asarray(per_sample["masked"])
+    rows = []
+    for lo in range(0, 82, width):
+        sel = (masked >= lo) & (masked < lo + width)
+        if sel.any():
+            rows.append({"masked": [lo, min(lo + width - 1, 81)], "n": int(sel.sum()),
+                         **{k: float(np.asarray(per_sample[k])[sel].mean()) for k in ("accuracy", "givens_kept", "solved")}})
+    return rows
 
 
 # ----------------------------------------------------------------------------- command line

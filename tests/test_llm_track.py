@@ -278,7 +278,12 @@ def test_scripted_run_is_recorded_and_scored(server, tmp_path, capsys, stream):
     assert res["samples"]["count"] == 9 and res["dataset"]["count"] == 500
     code, text, _ = _cli(capsys, "evaluate", str(out), "--no-save")
     assert "unparsable replies (2, scored as failures)" in text
+    assert "by empty cells:" in text  # the paper's breakdown by the number of empty cells
+    csv = (results / res["per_sample_file"]).read_text().splitlines()
+    assert csv[0].split(",")[:3] == ["sample", "puzzle", "accuracy"] and "masked" in csv[0] and "parse_error" in csv[0]
     assert "puzzle 2: no 9x9 grid of digits found" in text and "puzzle 3: no complete grid" in text
+    code, text, _ = _cli(capsys, "info", str(out))
+    assert code == 0 and "9 of 9 puzzles answered" in text and "scripted-llm" in text
 
 
 def test_l1_and_validity_follow_the_image_rules(easy):
@@ -414,3 +419,5 @@ def test_text_result_appears_beside_the_papers_llm_rows(server, tmp_path, capsys
     assert "scripted-llm" not in table1 and "GPT-4o" not in table1
     code, text, err = _cli(capsys, "leaderboard", "--verify", "-r", str(results))
     assert code == 0, err
+    code, _, err = _cli(capsys, "plot", "samples", str(next(results.glob("*.json"))), "-o", str(tmp_path / "p.png"))
+    assert code == 1 and "no images to draw" in err and not (tmp_path / "p.png").exists()
