@@ -453,26 +453,44 @@ def run_llm(*, task: str, split: str, endpoint: str, model: str, out: Path, shot
     error: str | None = None
     pool = cf.ThreadPoolExecutor(max_workers=min(concurrency, len(todo)), thread_name_prefix="srm-llm")
     bar = tqdm(total=total, initial=total - len(todo), desc=f"llm {split}", unit="puzzle", disable=not progress)
+    futures: dict[cf.Future, int] = {}
+
+    collected: set[cf.Future] = set()
+
+    def collect(fut: cf.Future) -> None:
+        nonlocal error, answered
+        collected.add(fut)
+        if fut.cancelled():
+            return
+        try:
+            record = fut.result()
+        except _Skipped:
+            return
+        except RequestFailed as exc:
+            if error is None:
+                error = f"puzzle {futures[fut]}: {exc}"
+                stop.set()
+                for f in futures:
+                    f.cancel()
+            return
+        appender.write(record)
+        answered += 1
+        bar.update(1)
+
     try:
         futures = {pool.submit(ask, i, stop): i for i in todo}
         asked = len(futures)
-        for fut in cf.as_completed(futures):
-            if fut.cancelled():
-                continue
-            try:
-                record = fut.result()
-            except _Skipped:
-                continue
-            except RequestFailed as exc:
-                if error is None:
-                    error = f"puzzle {futures[fut]}: {exc}"
-                    stop.set()
-                    for f in futures:
-                        f.cancel()
-                continue
-            appender.write(record)
-            answered += 1
-            bar.update(1)
+        try:
+            for fut in cf.as_completed(futures):
+                collect(fut)
+        except KeyboardInterrupt:
+            # Ctrl-C: no new puzzle starts and no retry waits; replies already on their way are kept.
+            stop.set()
+            for f in futures:
+                f.cancel()
+            for fut in cf.as_completed([f for f in futures if f not in collected]):
+                collect(fut)
+            raise
     finally:
         stop.set()
         pool.shutdown(wait=True, cancel_futures=True)

@@ -148,6 +148,9 @@ def _handler(script: Script):
             if action == "hang":
                 script.hold.wait(30)
                 return
+            if action == "delay":  # in flight for a while, then a good reply
+                time.sleep(0.8)
+                action = "ok"
             if action == "slow":
                 time.sleep(1.0)  # the client waits 0.3 s
                 return
@@ -365,6 +368,27 @@ def test_killed_run_resumes_with_exactly_the_missing_puzzles(server, tmp_path):
     assert sorted(_puzzles(server)) == list(range(k, 8))
     header, answers, good = read_answers(out)
     assert sorted(a["puzzle"] for a in answers) == list(range(8)) and good == out.stat().st_size
+
+
+def test_ctrl_c_keeps_the_replies_in_flight(server, tmp_path):
+    k = 3
+    server.plan = {k: ["delay"], k + 1: ["hang"]}
+    server.reached[k] = threading.Event()
+    out = tmp_path / "a.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "srm_bench.cli", "-q", *_llm(server.url, out, "--limit", "8",
+                             "--concurrency", "1", "--timeout", "20")], env={**os.environ, "SRM_BENCH_API_KEY": SECRET},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        assert server.reached[k].wait(30), "the run never reached puzzle k"
+        proc.send_signal(signal.SIGINT)  # while puzzle k is in flight
+        _, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert b"interrupted" in err and b"Traceback" not in err
+    assert sorted(a["puzzle"] for a in read_answers(out)[1]) == list(range(k + 1))  # k was kept
+    assert k + 1 not in _puzzles(server)  # nothing new was asked after Ctrl-C
 
 
 def test_resume_refuses_other_options_and_foreign_files(server, tmp_path, capsys):
