@@ -36,7 +36,7 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -196,10 +196,13 @@ class Client:
             content = choice["message"].get("content")
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             raise _Retryable(f"not a chat-completions reply ({data[:120]!r})") from None
-        return {"content": content, "finish_reason": choice.get("finish_reason"), "usage": obj.get("usage")}
+        reasoning = choice["message"].get("reasoning_content")  # servers that split off a reasoning model's thoughts
+        return {"content": content, "finish_reason": choice.get("finish_reason"), "usage": obj.get("usage"),
+                "reasoning": reasoning if isinstance(reasoning, str) else None}
 
     def _read_stream(self, resp: Any) -> dict[str, Any]:
         parts: list[str] = []
+        thoughts: list[str] = []
         finish = None
         usage = None
         done = False
@@ -226,10 +229,13 @@ class Client:
                 delta = choice.get("delta") or {}
                 if isinstance(delta.get("content"), str):
                     parts.append(delta["content"])
+                if isinstance(delta.get("reasoning_content"), str):
+                    thoughts.append(delta["reasoning_content"])
                 finish = choice.get("finish_reason") or finish
         if not done and finish is None:
             raise _Retryable("the stream ended before its last event (no finish_reason, no [DONE])")
-        return {"content": "".join(parts), "finish_reason": finish, "usage": usage}
+        return {"content": "".join(parts), "finish_reason": finish, "usage": usage,
+                "reasoning": "".join(thoughts) if thoughts else None}
 
 
 def _error_detail(exc: urllib.error.HTTPError) -> str:
@@ -359,7 +365,7 @@ def run_llm(*, task: str, split: str, endpoint: str, model: str, out: Path, shot
             concurrency: int = 8, limit: int | None = None, reference: Path | None = None,
             timeout: float = 120.0, retries: int = 5, backoff: float = 1.0, stream: bool = False,
             max_tokens: int | None = 1024, temperature: float | None = None, resample: int = 0,
-            progress: bool = False, echo: Callable[[str], None] | None = None) -> dict[str, int]:
+            progress: bool = False) -> dict[str, int]:
     """Ask the model for every puzzle of the split without an answer in ``out``.
 
     Returns:
@@ -428,6 +434,8 @@ def run_llm(*, task: str, split: str, endpoint: str, model: str, out: Path, shot
         failed: list[dict[str, Any]] = []
         for _ in range(resample + 1):
             if stop.is_set():
+                if replies:
+                    break  # stopping: the reply received stands
                 raise _Skipped()
             try:
                 reply, attempts = client.complete(body, stop)
@@ -440,6 +448,7 @@ def run_llm(*, task: str, split: str, endpoint: str, model: str, out: Path, shot
                 break
         last = replies[-1]
         return {"puzzle": i, "reply": last["content"], "finish_reason": last["finish_reason"], "usage": last["usage"],
+                "reasoning": last.get("reasoning"),
                 "earlier_replies": [r["content"] for r in replies[:-1]], "failed_attempts": failed,
                 "seconds": round(time.monotonic() - t0, 3), "endpoint": url, "request": dict(body, stream=stream)}
 

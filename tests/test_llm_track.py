@@ -26,6 +26,7 @@ from srm_bench.evaluators.sudoku_text import parse_reply
 from srm_bench.llm import grid_text, read_answers, user_prompt
 
 SECRET = "sk-test-do-not-write-1234567890"
+THOUGHT = "Row 1 lacks a 4, so ..."
 SOLVED = np.array([[int(c) for c in row] for row in (
     "534678912", "672195348", "198342567", "859761423", "426853791", "713924856", "961537284", "287419635", "345286179")],
     dtype=np.uint8)
@@ -173,6 +174,9 @@ def _handler(script: Script):
                 pieces = [content[i:i + 7] for i in range(0, len(content), 7)]
                 if action == "broken-stream":
                     pieces = pieces[:3]
+                if action == "json":  # a reasoning model's thoughts, split off by the server
+                    chunk = {"choices": [{"index": 0, "delta": {"reasoning_content": THOUGHT}, "finish_reason": None}]}
+                    self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
                 for k, p in enumerate(pieces):
                     chunk = {"choices": [{"index": 0, "delta": {"role": "assistant"} if k == 0 else {}, "finish_reason": None}]}
                     chunk["choices"][0]["delta"]["content"] = p
@@ -184,7 +188,8 @@ def _handler(script: Script):
                 self.wfile.write(b": keep-alive\n\ndata: " + json.dumps(end).encode() + b"\n\ndata: [DONE]\n\n")
                 return
             self._send(200, {"id": "x", "object": "chat.completion", "model": body["model"],
-                             "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                             "choices": [{"index": 0, "message": {"role": "assistant", "content": content,
+                                                                  **({"reasoning_content": THOUGHT} if action == "json" else {})},
                                           "finish_reason": finish}],
                              "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
 
@@ -263,6 +268,7 @@ def test_scripted_run_is_recorded_and_scored(server, tmp_path, capsys, stream):
     assert header["model"] == "scripted-llm" and header["puzzles"] == 9 and header["shots"] == 3
     by = {a["puzzle"]: a for a in answers}
     assert sorted(by) == list(range(9))
+    assert by[1]["reasoning"] == THOUGHT and by[0]["reasoning"] is None
     assert by[2]["reply"].startswith("I am not able") and by[3]["finish_reason"] == "length"
     assert [a["error"] for a in by[5]["failed_attempts"]] == ["HTTP 429: rate limit reached"] * 2
     assert "no reply within 0.3 s" in by[4]["failed_attempts"][0]["error"]
