@@ -272,6 +272,24 @@ def chat_url(endpoint: str) -> str:
     return urllib.parse.urlunsplit((parsed.scheme, parsed.netloc, path, parsed.query, ""))
 
 
+_SECRET_PARAM = ("key", "token", "secret", "sig", "password", "auth")
+
+
+def redact(url: str) -> str:
+    """The URL as recorded: values of query parameters that look like credentials replaced.
+
+    Example:
+        >>> redact("https://h/v1/chat/completions?api-version=2024&api_key=abc")
+        'https://h/v1/chat/completions?api-version=2024&api_key=REDACTED'
+    """
+    parts = urllib.parse.urlsplit(url)
+    if not parts.query:
+        return url
+    pairs = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    safe = [(k, "REDACTED" if any(w in k.lower() for w in _SECRET_PARAM) else v) for k, v in pairs]
+    return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(safe)))
+
+
 # ----------------------------------------------------------------------------- answers file
 
 def read_answers(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
@@ -395,7 +413,7 @@ def run_llm(*, task: str, split: str, endpoint: str, model: str, out: Path, shot
     header = {
         "format": FORMAT, "format_version": FORMAT_VERSION, "task": task, "split": split,
         "dataset_sha256": ds.content_sha256, "count": ds.count, "puzzles": total, "model": model,
-        "endpoint": url, "shots": shots, "prompt_sha256": hashlib.sha256(sys_prompt.encode()).hexdigest(),
+        "endpoint": redact(url), "shots": shots, "prompt_sha256": hashlib.sha256(sys_prompt.encode()).hexdigest(),
         "system_prompt": sys_prompt, "params": {k: v for k, v in params.items() if k != "stream"},
         "resample": resample, "srm_bench_version": __version__,
         "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
@@ -450,7 +468,7 @@ def run_llm(*, task: str, split: str, endpoint: str, model: str, out: Path, shot
         return {"puzzle": i, "reply": last["content"], "finish_reason": last["finish_reason"], "usage": last["usage"],
                 "reasoning": last.get("reasoning"),
                 "earlier_replies": [r["content"] for r in replies[:-1]], "failed_attempts": failed,
-                "seconds": round(time.monotonic() - t0, 3), "endpoint": url, "request": dict(body, stream=stream)}
+                "seconds": round(time.monotonic() - t0, 3), "endpoint": redact(url), "request": dict(body, stream=stream)}
 
     asked = answered = 0
     if not todo:

@@ -397,6 +397,15 @@ def test_ctrl_c_keeps_the_replies_in_flight(server, tmp_path):
     assert k + 1 not in _puzzles(server)  # nothing new was asked after Ctrl-C
 
 
+def test_credentials_in_the_query_string_are_sent_but_not_recorded(server, tmp_path, capsys):
+    out = tmp_path / "a.jsonl"
+    url = server.url + "/chat/completions?api-version=2024-06-01&api_key=" + SECRET
+    assert _cli(capsys, *_llm(url, out, "--limit", "1"))[0] == 0
+    assert server.calls[0]["path"].endswith("api_key=" + SECRET)  # the server got it
+    assert SECRET.encode() not in out.read_bytes()
+    assert read_answers(out)[0]["endpoint"].endswith("?api-version=2024-06-01&api_key=REDACTED")
+
+
 def test_resume_refuses_other_options_and_foreign_files(server, tmp_path, capsys):
     out = tmp_path / "a.jsonl"
     assert _cli(capsys, *_llm(server.url, out, "--limit", "2"))[0] == 0
