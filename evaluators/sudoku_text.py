@@ -76,29 +76,26 @@ def _as_grid(obj: object) -> np.ndarray | None:
 
 
 def _json_candidates(text: str) -> list[tuple[int, np.ndarray]]:
-    """(end offset, grid) for every bracket-balanced JSON array in ``text`` that is a grid."""
+    """(end offset, grid) for every bracket-balanced JSON array in ``text`` that is a grid.
+
+    One pass matches the brackets; only arrays long enough to hold 81 digits and short enough
+    to be a grid are decoded, so a long reply full of brackets costs linear time.
+    """
     out = []
-    starts = [m.start() for m in re.finditer(r"\[", text)]
-    taken_until = -1
-    for s in starts:
-        if s < taken_until:
-            continue  # inside an array already decoded as a grid
-        depth = 0
-        for e in range(s, min(len(text), s + 4000)):
-            ch = text[e]
-            if ch == "[":
-                depth += 1
-            elif ch == "]":
-                depth -= 1
-                if depth == 0:
-                    try:
-                        grid = _as_grid(json.loads(text[s:e + 1]))
-                    except (ValueError, RecursionError):
-                        grid = None
-                    if grid is not None:
-                        out.append((e + 1, grid))
-                        taken_until = e + 1
-                    break
+    stack: list[int] = []
+    for e, ch in enumerate(text):
+        if ch == "[":
+            stack.append(e)
+        elif ch == "]" and stack:
+            s = stack.pop()
+            if not 100 <= e + 1 - s <= 4000:  # 9 strings of 9 digits take 109 characters
+                continue
+            try:
+                grid = _as_grid(json.loads(text[s:e + 1]))
+            except (ValueError, RecursionError):
+                grid = None
+            if grid is not None:
+                out.append((e + 1, grid))
     return out
 
 

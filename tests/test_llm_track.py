@@ -50,6 +50,7 @@ PARSE_CASES = [
     ("JSON 9x9 in a code fence", "```json\n" + json.dumps(SOLVED.tolist()) + "\n```", SOLVED),
     ("JSON flat", json.dumps({"grid": SOLVED.reshape(-1).tolist()}), SOLVED),
     ("JSON strings", json.dumps(["".join(map(str, r)) for r in SOLVED]), SOLVED),
+    ("compact JSON strings", json.dumps(["".join(map(str, r)) for r in SOLVED], separators=(",", ":")), SOLVED),
     ("echoed puzzle, then the answer", "Puzzle:\n" + grid_text(OTHER, SOLVED > 4) + "\nAnswer:\n" + grid_text(SOLVED), SOLVED),
     ("a draft, then the final grid", "Draft:\n" + _lines(OTHER) + "\n\nFinal:\n" + _lines(SOLVED), SOLVED),
     ("a tagged block wins over a later grid", grid_text(SOLVED) + "\nCheck:\n" + _lines(OTHER), SOLVED),
@@ -75,6 +76,14 @@ def test_parser(text, want):
     else:
         assert why == "" and grid is not None
         np.testing.assert_array_equal(grid, want)
+
+
+def test_parser_takes_linear_time_on_long_replies():
+    t0 = time.perf_counter()
+    for text in ("[" * 100_000 + "]" * 100_000, "1" * 200_000, "[1, 2] 12345678\n" * 20_000):
+        assert parse_reply(text)[0] is None
+    assert parse_reply("[" * 300 + json.dumps(SOLVED.tolist()) + "]" * 300)[0] is not None
+    assert time.perf_counter() - t0 < 5  # about 0.2 s; a quadratic scan takes minutes
 
 
 def test_parser_names_a_reply_cut_at_the_token_limit():
