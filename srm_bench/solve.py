@@ -100,7 +100,7 @@ def _puzzle_images(ds, idx: np.ndarray) -> np.ndarray:
 
 def run_solve(task: str, split: str, model: str, out: Path, *, results: Path | None = Path("results"),
               batch_size: int = 64, limit: int | None = None, reference: Path | None = None, name: str | None = None,
-              seed: int = 0, progress: bool = False) -> dict[str, Any]:
+              seed: int = 0, value_range: str | None = None, progress: bool = False) -> dict[str, Any]:
     """Run an adapter over a split, write the samples to ``out`` and score them.
 
     Returns:
@@ -169,9 +169,10 @@ def run_solve(task: str, split: str, model: str, out: Path, *, results: Path | N
     samples = np.concatenate(parts)
     fn_name = getattr(fn, "__name__", "adapter")
     write_samples(out, samples, task=task, split=split, dataset_sha256=ds.content_sha256, index=np.arange(n),
+                  value_range=value_range,
                   model={"name": name or fn_name, "provenance": "user", "adapter": model,
                          "sampler": {"name": "adapter", "label": f"adapter {fn_name}"}})
-    return evaluate(out, reference=reference, out=results, progress=progress)
+    return evaluate(out, reference=reference, out=results, value_range=value_range, progress=progress)
 
 
 def _describe(obj: Any) -> str:
@@ -213,9 +214,12 @@ def _command():
     @click.option("--reference", type=click.Path(path_type=Path), default=None,
                   help="Dataset directory of the puzzles [default: the canonical set].")
     @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the pool digits drawn for returned grids.")
+    @click.option("--range", "value_range", type=click.Choice(["0,1", "-1,1"]), default=None,
+                  help="Value range of float images the adapter returns (uint8 needs none).")
     @click.pass_context
     def command(ctx: click.Context, task: str, split: str, model: str, out: Path | None, results: Path,
-                name: str | None, batch_size: int, limit: int | None, reference: Path | None, seed: int) -> None:
+                name: str | None, batch_size: int, limit: int | None, reference: Path | None, seed: int,
+                value_range: str | None) -> None:
         """Run your model over a canonical test set through an adapter function, then score it.
 
         The adapter takes a srm_bench.solve.Batch (index; for Sudoku also mask, digits and
@@ -232,7 +236,8 @@ def _command():
         label = name or model.rpartition(":")[2] or "adapter"
         target = out if out is not None else Path(f"solve-{label}-{split}.h5")
         result = run_solve(task, split, model, target, results=results, batch_size=batch_size, limit=limit,
-                           reference=reference, name=name, seed=seed, progress=progress_enabled(ctx))
+                           reference=reference, name=name, seed=seed, value_range=value_range,
+                           progress=progress_enabled(ctx))
         path = result.pop("_path", None)  # type: ignore[misc]
         click.echo(f"samples: {target}")
         click.echo(format_table(result))

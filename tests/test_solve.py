@@ -87,7 +87,14 @@ def test_bad_model_spec(tmp_path, capsys, monkeypatch):
 
 def test_unconditional_task(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    _module(tmp_path, "def grey(batch):\n    return np.full((len(batch), 32, 32, 3), 128, np.uint8)\n")
+    _module(tmp_path, "def grey(batch):\n    return np.full((len(batch), 32, 32, 3), 128, np.uint8)\n\n\n"
+                      "def grey_float(batch):\n    return np.full((len(batch), 3, 32, 32), 0.5, np.float32)\n")
+    code, _, err = _cli(capsys, "solve", "even-pixels", "--split", "test", "--model", "my_adapters.py:grey_float",
+                        "--limit", "2", "--results", "r")
+    assert code == 1 and "--range" in err and not (tmp_path / "r").exists()
+    code, _, err = _cli(capsys, "solve", "even-pixels", "--split", "test", "--model", "my_adapters.py:grey_float",
+                        "--limit", "2", "--results", "rf", "--range", "0,1", "-o", "f.h5")
+    assert code == 0, err  # (B, C, H, W) floats in [0, 1], declared
     code, out, err = _cli(capsys, "solve", "even-pixels", "--split", "test", "--model", "my_adapters.py:grey",
                           "--limit", "5", "--results", "r")
     assert code == 0, err
