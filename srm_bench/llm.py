@@ -329,14 +329,23 @@ def read_answers(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], int]
     return header, answers, good
 
 
+def _scrub(text: str, secret: str | None) -> str:
+    """``text`` with the API key replaced, should a server echo it in an error or a reply."""
+    if secret and len(secret) >= 8 and secret in text:
+        return text.replace(secret, "REDACTED")
+    return text
+
+
 class _Appender:
     """Appends one complete line per ``write`` call to a file opened with O_APPEND."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, secret: str | None = None) -> None:
         self.fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        self.secret = secret
 
     def write(self, obj: dict[str, Any]) -> None:
-        data = (json.dumps(obj, ensure_ascii=False) + "\n").encode()
+        text = json.dumps(obj, ensure_ascii=False)
+        data = (_scrub(text, self.secret) + "\n").encode()
         written = os.write(self.fd, data)
         if written != len(data):  # pragma: no cover - regular files take small writes whole
             raise OSError("short write")
@@ -437,7 +446,8 @@ def run_llm(*, task: str, split: str, endpoint: str, model: str, out: Path, shot
     else:
         _create_header(out, header)
     todo = [i for i in range(total) if i not in done]
-    client = Client(url, os.environ.get(API_KEY_ENV) or None, timeout=timeout, retries=retries, backoff=backoff,
+    api_key = os.environ.get(API_KEY_ENV) or None
+    client = Client(url, api_key, timeout=timeout, retries=retries, backoff=backoff,
                     stream=stream)
     grids, masks = ds.items["grid"], ds.items["mask"]
 
@@ -476,7 +486,7 @@ def run_llm(*, task: str, split: str, endpoint: str, model: str, out: Path, shot
     from tqdm.auto import tqdm
 
     stop = threading.Event()
-    appender = _Appender(out)
+    appender = _Appender(out, api_key)
     error: str | None = None
     pool = cf.ThreadPoolExecutor(max_workers=min(concurrency, len(todo)), thread_name_prefix="srm-llm")
     bar = tqdm(total=total, initial=total - len(todo), desc=f"llm {split}", unit="puzzle", disable=not progress)
@@ -525,7 +535,8 @@ def run_llm(*, task: str, split: str, endpoint: str, model: str, out: Path, shot
         bar.close()
     if error is not None:
         have = len(done) + answered
-        raise SrmBenchError(f"{error}; {have} of {total} answers kept in {out}: run the same command again to resume")
+        raise SrmBenchError(_scrub(f"{error}; {have} of {total} answers kept in {out}: run the same command again to resume",
+                                   api_key))
     return {"asked": asked, "answered": answered, "total": total}
 
 

@@ -168,6 +168,8 @@ def _handler(script: Script):
                 return self._send(429, {"error": {"message": "rate limit reached"}}, {"Retry-After": "0"})
             if action == "500":
                 return self._send(500, {"error": {"message": "the model crashed"}})
+            if action == "echo-key":  # a careless server quoting the key back in its error
+                return self._send(503, {"error": {"message": f"overloaded; your key {self.headers['Authorization']}"}})
             if action == "cut":  # a body shorter than its Content-Length
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -404,6 +406,15 @@ def test_ctrl_c_keeps_the_replies_in_flight(server, tmp_path):
     assert b"interrupted" in err and b"Traceback" not in err
     assert sorted(a["puzzle"] for a in read_answers(out)[1]) == list(range(k + 1))  # k was kept
     assert k + 1 not in _puzzles(server)  # nothing new was asked after Ctrl-C
+
+
+def test_a_key_echoed_by_the_server_is_never_recorded_nor_printed(server, tmp_path, capsys):
+    server.plan = {0: ["echo-key", "ok"], 1: ["echo-key"]}
+    out = tmp_path / "a.jsonl"
+    code, _, err = _cli(capsys, *_llm(server.url, out, "--limit", "2", "--concurrency", "1", "--retries", "1"))
+    assert code == 1 and "your key Bearer REDACTED" in err and SECRET not in err
+    assert read_answers(out)[1][0]["failed_attempts"][0]["error"].endswith("your key Bearer REDACTED")
+    assert SECRET.encode() not in out.read_bytes()
 
 
 def test_credentials_in_the_query_string_are_sent_but_not_recorded(server, tmp_path, capsys):
