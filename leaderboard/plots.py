@@ -211,6 +211,9 @@ def plot_samples(result_path: str | Path, out: str | Path, *, samples_path: str 
 
     result_path = Path(result_path)
     result = load_result(result_path)
+    if str((result.get("evaluator") or {}).get("name", "")).startswith("sudoku-text"):
+        raise SrmBenchError(f"{result_path}: a text-track result has no images to draw; its replies are in "
+                            f"{(result.get('samples') or {}).get('path')} and its verdicts in the per-sample CSV")
     if which not in ("all", "failed", "passed"):
         raise SrmBenchError(f"unknown selection {which!r}; use all, failed or passed")
     if count < 1 or columns < 1:

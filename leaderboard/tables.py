@@ -36,20 +36,28 @@ METRIC_LABELS = {"l1": "L1", "accuracy": "Acc", "error": "#E", "consistency": "C
 # Which Sudoku digit reader scored a result, from its evaluator label. The paper's figures
 # were read by the paper's MLP, so they share the MLP columns.
 READER_LABELS = {"mlp": "MLP reader", "cnn": "CNN reader"}
+# The text track (language models answering in text, ``srm-bench llm``) reads no image: its
+# results and the paper's LLM rows get reader ``text`` and a table of their own.
+TEXT_READER = "text"
 
 
-def reader_of(task: Any, evaluator: Any) -> str | None:
-    """``mlp`` or ``cnn`` for Sudoku results (paper rows: ``mlp``), None for other tasks."""
+def reader_of(task: Any, evaluator: Any, arch: Any = None) -> str | None:
+    """``mlp`` or ``cnn`` for Sudoku image results (paper rows: ``mlp``), ``text`` for the text
+    track and the paper's LLM rows, None for other tasks."""
     if task != "sudoku":
         return None
+    if str(evaluator or "").startswith("sudoku-text") or arch == "llm":
+        return TEXT_READER
     return "cnn" if str(evaluator or "").startswith("sudoku-digit-cnn") else "mlp"
 
 
 def _with_reader(frame: pd.DataFrame) -> pd.DataFrame:
     if frame.empty or "reader" in frame.columns:
         return frame
-    ev = frame["evaluator"] if "evaluator" in frame.columns else pd.Series(None, index=frame.index)
-    return frame.assign(reader=[reader_of(t, e) for t, e in zip(frame["task"], ev)])
+    none = pd.Series(None, index=frame.index)
+    ev = frame["evaluator"] if "evaluator" in frame.columns else none
+    arch = frame["arch"] if "arch" in frame.columns else none
+    return frame.assign(reader=[reader_of(t, e, a) for t, e, a in zip(frame["task"], ev, arch)])
 
 
 @dataclass(frozen=True)
@@ -65,7 +73,7 @@ class Column:
     def label(self) -> str:
         base = self.text or METRIC_LABELS.get(self.metric, self.metric)
         reader = dict(self.where).get("reader")
-        return f"{base} ({READER_LABELS[reader]})" if reader else base
+        return f"{base} ({READER_LABELS[reader]})" if reader in READER_LABELS else base
 
 
 @dataclass(frozen=True)
@@ -92,6 +100,7 @@ def _by_reader(groups: Iterable[tuple[str, dict[str, Any]]]) -> list[tuple[str, 
 
 
 SUDOKU_SPLITS = (("Easy", {"split": "easy"}), ("Medium", {"split": "medium"}), ("Hard", {"split": "hard"}))
+TEXT_TEXTS = {"accuracy": "Valid", "givens_kept": "Consistent", "solved": "Acc (valid + consistent)"}
 COUNTING_TEXTS = {"accuracy": "Acc (paper: pair rule)", "strict_accuracy": "Acc (strict: + one vertex count)"}
 LAYOUTS: dict[str, Layout] = {
     "table1": Layout("table1", "Table 1: MNIST Sudoku", ("sudoku",), _cols(_by_reader(SUDOKU_SPLITS), ("l1", "accuracy")),
@@ -106,8 +115,12 @@ LAYOUTS: dict[str, Layout] = {
                                        ("Uniform t-bar (ours)", {"split": "hard", "tsampling": "uniform_tbar"})]),
                            ("accuracy",)),
                      ("Table 4",), appendix=False),
+    "text": Layout("text", "Text Sudoku: language models on the puzzles written as text (the paper's Table 10 and Appendix F)",
+                   ("sudoku",), _cols([(g, {**w, "reader": TEXT_READER}) for g, w in SUDOKU_SPLITS],
+                                      ("accuracy", "givens_kept", "solved"), TEXT_TEXTS),
+                   ("Table 10",), appendix=False),
 }
-TASK_LAYOUTS = {"sudoku": ("table1", "table4"), "even-pixels": ("table2",), "counting-polygons": ("table3",),
+TASK_LAYOUTS = {"sudoku": ("table1", "table4", "text"), "even-pixels": ("table2",), "counting-polygons": ("table3",),
                 "counting-stars": ("table3",)}
 
 

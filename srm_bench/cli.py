@@ -24,6 +24,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("srm_bench.commands:verify", "Re-hash a dataset against its manifest and the pinned canonical hashes."),
     "oracle": ("srm_bench.commands:oracle", "Run the discrete oracle solvers (the grey rows of Table 1)."),
     "train-evaluator": ("srm_bench.commands:train_evaluator", "Train an evaluator's classifier."),
+    "solve": ("srm_bench.solve:solve", "Run your model over a test set through an adapter function, then score it."),
+    "llm": ("srm_bench.llm:llm", "Text track: a language model (OpenAI-compatible server) solves the Sudoku puzzles as text."),
     # Subsystem commands: one line each, the module lives in the subsystem's folder.
     "train": ("srm_bench.baselines.cli:train", "Train the SRM or DDPM baseline (presets paper/small/tiny, DDP under torchrun)."),
     "sample": ("srm_bench.baselines.cli:sample", "Sample a trained baseline with any sampler into an evaluable HDF5."),

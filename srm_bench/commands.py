@@ -122,7 +122,8 @@ def evaluate(ctx: click.Context, file: Path, task: str | None, split: str | None
     """Score generated samples.
 
     FILE is a samples HDF5 (dataset 'samples', optional 'index', attrs task/split), an .npz
-    with 'arr_0' (uint8 NHWC), or a folder of PNGs named 0.png, 1.png, ...
+    with 'arr_0' (uint8 NHWC), a folder of PNGs named 0.png, 1.png, ..., or the answers
+    .jsonl of 'srm-bench llm' (the text track; unparsable replies are listed).
 
     \b
     Examples:
@@ -130,6 +131,7 @@ def evaluate(ctx: click.Context, file: Path, task: str | None, split: str | None
       srm-bench evaluate samples.npz --task sudoku --split hard
       srm-bench evaluate pngs/ --task sudoku --split hard --reference data/sudoku/hard
       srm-bench evaluate samples.h5 --reader cnn
+      srm-bench evaluate answers.jsonl          # the text track (srm-bench llm)
     """
     from .evaluation import evaluate as run, format_table
 
@@ -137,10 +139,24 @@ def evaluate(ctx: click.Context, file: Path, task: str | None, split: str | None
                  out=None if no_save else out, model=model, provenance=provenance, device=device,
                  batch_size=batch_size, progress=progress_enabled(ctx), reader=reader)
     path = result.pop("_path", None)  # type: ignore[misc]
+    unparsable = result.pop("_unparsable", None)  # type: ignore[misc]
+    by_masked = result.pop("_by_masked", None)  # type: ignore[misc]
     if as_json:
         click.echo(json.dumps(result, indent=2))
     else:
         click.echo(format_table(result))
+        if by_masked:
+            click.echo("by empty cells:  valid  consistent  solved      n")
+            for row in by_masked:
+                lo, hi = row["masked"]
+                click.echo(f"  {lo:2d}-{hi:2d}          {row['accuracy']:.3f}  {row['givens_kept']:10.3f}  "
+                           f"{row['solved']:6.3f}  {row['n']:5d}")
+        if unparsable:
+            click.echo(f"unparsable replies ({len(unparsable)}, scored as failures):")
+            for puzzle, why in unparsable[:20]:
+                click.echo(f"  puzzle {puzzle}: {why}")
+            if len(unparsable) > 20:
+                click.echo(f"  ... and {len(unparsable) - 20} more (column parse_error of the per-sample CSV)")
         if path:
             click.echo(f"result: {path}")
 
@@ -160,6 +176,17 @@ def info(file: Path) -> None:
 
     if not file.exists():
         raise SrmBenchError(f"{file}: no such file or directory")
+    from .llm import is_answers_file
+
+    if is_answers_file(file):
+        from .llm import read_answers
+
+        header, answers, _ = read_answers(file)
+        click.echo(f"answers   {header['task']}/{header['split']} (text track), model {header.get('model')!r}, "
+                   f"{header.get('shots')} shots, endpoint {header.get('endpoint')}")
+        click.echo(f"  {len({a['puzzle'] for a in answers})} of {header.get('puzzles')} puzzles answered; "
+                   f"dataset {str(header.get('dataset_sha256'))[:16]}..., prompt {str(header.get('prompt_sha256'))[:16]}...")
+        return
     if file.suffix == ".npz" and file.is_file():
         import zipfile
 

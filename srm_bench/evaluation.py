@@ -182,6 +182,17 @@ def evaluate(
     """
     path = Path(path)
     t0 = time.perf_counter()
+    from .llm import is_answers_file
+
+    if is_answers_file(path):
+        if value_range is not None or reader is not None:
+            raise SrmBenchError(f"{path}: an answers file of the text track takes no --range or --reader")
+        if provenance not in (None, "user"):
+            raise SrmBenchError(f"{path}: text-track answers are scored with provenance 'user' only")
+        from .llm import evaluate_answers
+
+        return evaluate_answers(path, reference=reference, out=out, model=model, task=task, split=split,
+                                progress=progress)  # type: ignore[return-value]
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise SrmBenchError(f"--batch-size must be a whole number >= 1 (got {batch_size!r})")
     check_device(device)

@@ -241,7 +241,8 @@ def test_machine_readable_and_typeset_formats(tmp_path):
     assert r"\toprule" in latex and r"\textbf{0.800 $\pm$" in latex and r"L1 (MLP reader)$\downarrow$" in latex
     assert r"\multicolumn{2}{c}{Hard}" in latex
     page = render(frame, "html")
-    assert page.count("<table>") == 4 and "<b>0.800 ±" in page and "Paper (transcribed)" in page
+    # Tables 1, 4, the text track (the paper's LLM rows), 2 and 3
+    assert page.count("<table>") == 5 and "<b>0.800 ±" in page and "Paper (transcribed)" in page
     with pytest.raises(SrmBenchError, match="unknown format"):
         render(frame, "xlsx")
     with pytest.raises(SrmBenchError, match="unknown task 'sudok'"):
