@@ -104,10 +104,12 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
     click.echo(json.dumps(summary))
 
 
-@click.command(epilog="\b\nExamples:\n  srm-bench sample runs/srm/last.pt --sampler sequential --order predicted --split hard -o srm-hard.h5\n"
+@click.command(epilog="\b\nExamples:\n  srm-bench sample --pretrained srm-sudoku --sampler sequential --order predicted --split easy -o e.h5\n"
+                      "  srm-bench sample runs/srm/last.pt --sampler sequential --order predicted --split hard -o srm-hard.h5\n"
                       "  srm-bench sample runs/ddpm-ep/last.pt --sampler parallel -n 500 -o ddpm-ep.h5\n"
                       "  srm-bench evaluate srm-hard.h5")
-@click.argument("checkpoint", type=click.Path(path_type=Path))
+@click.argument("checkpoint", type=click.Path(path_type=Path), required=False)
+@click.option("--pretrained", default=None, help="A shipped model instead of CHECKPOINT (see 'srm-bench models').")
 @click.option("--sampler", type=click.Choice(["parallel", "sequential"]), default="parallel", show_default=True)
 @click.option("--order", type=click.Choice(["random", "graph", "predicted"]), default=None,
               help="Sequential order: random, graph (task's dependency graph) or predicted (lowest uncertainty).")
@@ -130,14 +132,24 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
 @click.option("--frame-every", type=int, default=50, show_default=True, help="Steps between two frames.")
 @click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="Samples HDF5 to write.")
 @click.pass_context
-def sample(ctx: click.Context, checkpoint: Path, sampler: str, order: str | None, overlap: float, top_k: int, steps: int,
+def sample(ctx: click.Context, checkpoint: Path | None, pretrained: str | None, sampler: str, order: str | None, overlap: float, top_k: int, steps: int,
            eta: float, split: str | None, reference: Path | None, count: int | None, seed: int, batch_size: int,
            device: str | None, ema: bool, task: str | None, preset: str | None, name: str | None, frames: Path | None,
            frame_every: int,
            out: Path) -> None:
     """Sample a trained baseline; 'srm-bench evaluate OUT' scores the file."""
+    from srm_bench.errors import SrmBenchError
+
     from .inference import sample_checkpoint
     from .schedules import SamplerConfig
+
+    if (checkpoint is None) == (pretrained is None):
+        raise SrmBenchError("pass a CHECKPOINT file or --pretrained NAME (one of them; 'srm-bench models' lists the names)")
+    if pretrained is not None:
+        from .pretrained import pretrained_path
+
+        checkpoint = pretrained_path(pretrained)
+        name = name or pretrained
 
     cfg = SamplerConfig(name=sampler, order=order, overlap=overlap, top_k=top_k, steps=steps, eta=eta)
     path = sample_checkpoint(checkpoint, cfg, out, split=split, reference=reference, count=count, seed=seed,
@@ -145,3 +157,14 @@ def sample(ctx: click.Context, checkpoint: Path, sampler: str, order: str | None
                              progress=_progress(ctx),
                              frames=frames, frame_every=frame_every)
     click.echo(str(path))
+
+
+@click.command()
+def models() -> None:
+    """List the baselines shipped with srm-bench: task, preset, size, checksum, training
+    budget, status and the accuracies measured so far. Sample one with
+    'srm-bench sample --pretrained NAME'."""
+    from .pretrained import catalogue, describe
+
+    for name, entry in catalogue().items():
+        click.echo("\n".join(describe(name, entry)))

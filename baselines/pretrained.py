@@ -1,0 +1,58 @@
+"""The baselines shipped with the package: ``srm-bench models`` lists them and
+``srm-bench sample --pretrained NAME`` samples one.
+
+``weights/models.json`` is the catalogue: per model its file (bf16 safetensors with the
+training config and record as metadata), SHA-256 pin, task, preset, status, training budget
+and the accuracies measured so far with where they were measured. The pin is checked every
+time a model is loaded. Torch-free, so that ``srm-bench models`` is instant.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from srm_bench.errors import SrmBenchError
+
+WEIGHTS_DIR = Path(__file__).with_name("weights")
+CATALOGUE = WEIGHTS_DIR / "models.json"
+
+
+def catalogue() -> dict[str, dict[str, Any]]:
+    """Name -> entry of every shipped model."""
+    with open(CATALOGUE) as f:
+        return json.load(f)
+
+
+def pretrained_path(name: str) -> Path:
+    """The checked weights file of a shipped model.
+
+    Raises:
+        SrmBenchError: unknown name (the valid ones listed), or the file is missing.
+        ChecksumError: the file differs from its SHA-256 pin.
+    """
+    from srm_bench.shards import check_pinned_file
+
+    models = catalogue()
+    if name not in models:
+        raise SrmBenchError(f"no shipped model {name!r}; valid: {', '.join(sorted(models))} (see 'srm-bench models')")
+    entry = models[name]
+    path = WEIGHTS_DIR / entry["file"]
+    if not path.exists():
+        raise SrmBenchError(f"{path}: the weights of {name} are missing; reinstall srm-bench")
+    check_pinned_file(path, entry["sha256"])
+    return path
+
+
+def describe(name: str, entry: dict[str, Any]) -> list[str]:
+    """Lines of ``srm-bench models`` for one model."""
+    size = (WEIGHTS_DIR / entry["file"]).stat().st_size / 1e6 if (WEIGHTS_DIR / entry["file"]).exists() else float("nan")
+    t = entry.get("trained", {})
+    lines = [f"{name}: {entry['baseline']} on {entry['task']}, preset {entry['preset']}, {size:.1f} MB, "
+             f"sha256 {entry['sha256'][:12]}...",
+             f"  trained: {t.get('images', 0):,} images, {t.get('gpu_hours', 0)} GPU-hours on {t.get('card', '?')}",
+             f"  status: {entry.get('status', '')}"]
+    for m in entry.get("measured", []):
+        lines.append(f"  {m['split']:6s} {m['sampler']:9s} {m['nfe']:4d} NFE eta {m['eta']:g}: "
+                     f"accuracy {m['accuracy']:.3f} on {m['count']} ({m['where']})")
+    return lines

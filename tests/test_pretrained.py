@@ -1,0 +1,77 @@
+"""The shipped baselines: catalogue, pins, `srm-bench models`, `sample --pretrained`."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+
+from srm_bench.baselines import pretrained
+from srm_bench.baselines.train import load_weights
+from srm_bench.errors import ChecksumError, SrmBenchError
+
+from test_baselines_cli import run_cli
+
+
+def test_catalogue_matches_the_shipped_files() -> None:
+    models = pretrained.catalogue()
+    assert "srm-sudoku" in models
+    for name, entry in models.items():
+        path = pretrained.pretrained_path(name)  # checks the pin
+        assert path.stat().st_size <= 20e6  # the issue's budget for the Sudoku SRM
+        _, cfg, record = load_weights(path)
+        assert (cfg.task, cfg.baseline, cfg.preset) == (entry["task"], entry["baseline"], entry["preset"])
+        assert record["images"] == entry["trained"]["images"] and record["step"] == entry["trained"]["steps"]
+        assert all(0.0 <= m["accuracy"] <= 1.0 for m in entry["measured"])
+
+
+def test_a_changed_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    entry = pretrained.catalogue()["srm-sudoku"]
+    bad = tmp_path / entry["file"]
+    shutil.copy(pretrained.WEIGHTS_DIR / entry["file"], bad)
+    with open(bad, "r+b") as f:
+        f.seek(-1, 2)
+        last = f.read(1)
+        f.seek(-1, 2)
+        f.write(bytes([last[0] ^ 1]))
+    shutil.copy(pretrained.CATALOGUE, tmp_path / "models.json")
+    monkeypatch.setattr(pretrained, "WEIGHTS_DIR", tmp_path)
+    monkeypatch.setattr(pretrained, "CATALOGUE", tmp_path / "models.json")
+    with pytest.raises(ChecksumError, match="differs from the pinned"):
+        pretrained.pretrained_path("srm-sudoku")
+    bad.unlink()
+    with pytest.raises(SrmBenchError, match="missing"):
+        pretrained.pretrained_path("srm-sudoku")
+    with pytest.raises(SrmBenchError, match="valid: srm-sudoku"):
+        pretrained.pretrained_path("srm-nothing")
+
+
+def test_models_command_and_sample_pretrained(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from srm_bench.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["models"])
+    code, out = int(exc.value.code or 0), capsys.readouterr().out
+    entry = pretrained.catalogue()["srm-sudoku"]
+    assert code == 0 and "srm-sudoku" in out and entry["sha256"][:12] in out and "cell-aux" in out
+    code, out = run_cli(["sample", "-o", str(tmp_path / "x.h5")], capsys)
+    assert code == 1 and "--pretrained" in out and not (tmp_path / "x.h5").exists()
+    code, out = run_cli(["sample", "--pretrained", "srm-sudoku", "--sampler", "sequential", "--order", "predicted",
+                         "--steps", "81", "--eta", "0", "--split", "easy", "-n", "1", "--device", "cpu",
+                         "-o", str(tmp_path / "s.h5")], capsys)
+    assert code == 0, out
+    with h5py.File(tmp_path / "s.h5") as f:
+        images = np.asarray(f["samples"])
+        model = json.loads(f.attrs["model"])
+    assert model["name"] == "srm-sudoku" and model["training"]["checkpoint_sha256"] == entry["sha256"]
+    assert images.shape == (1, 252, 252, 1) and images.dtype == np.uint8
+    from srm_bench.canonical import canonical_dataset
+
+    ds = canonical_dataset("sudoku", "easy")
+    given = ds.images(np.arange(1))[0]
+    known = np.asarray(ds.items["mask"][0], dtype=bool).reshape(9, 9)
+    r, c = np.argwhere(known)[0]
+    np.testing.assert_array_equal(images[0, 28 * r:28 * r + 28, 28 * c:28 * c + 28], given[28 * r:28 * r + 28, 28 * c:28 * c + 28])
