@@ -115,6 +115,9 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
               help="Sequential order: random, graph (task's dependency graph) or predicted (lowest uncertainty).")
 @click.option("--overlap", type=float, default=0.0, show_default=True, help="Sequential: overlap of the patch ramps, in [0, 1).")
 @click.option("--top-k", type=int, default=1, show_default=True, help="Sequential: patches started together per slot.")
+@click.option("--uncertainty", type=click.Choice(["logvar", "entropy"]), default="logvar", show_default=True,
+              help="Predicted order ranks patches by the uncertainty head (logvar, the paper's) or by the entropy "
+                   "of a class head (models trained with one, preset cell-aux).")
 @click.option("--steps", type=int, default=1000, show_default=True, help="Network-evaluation budget (the same for every sampler).")
 @click.option("--eta", type=float, default=1.0, show_default=True, help="0 deterministic, 1 stochastic.")
 @click.option("--split", default=None, help="Puzzle split (Sudoku: easy/medium/hard) or the split named in the file.")
@@ -132,7 +135,8 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
 @click.option("--frame-every", type=int, default=50, show_default=True, help="Steps between two frames.")
 @click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="Samples HDF5 to write.")
 @click.pass_context
-def sample(ctx: click.Context, checkpoint: Path | None, pretrained: str | None, sampler: str, order: str | None, overlap: float, top_k: int, steps: int,
+def sample(ctx: click.Context, checkpoint: Path | None, pretrained: str | None, sampler: str, order: str | None, overlap: float, top_k: int,
+           uncertainty: str, steps: int,
            eta: float, split: str | None, reference: Path | None, count: int | None, seed: int, batch_size: int,
            device: str | None, ema: bool, task: str | None, preset: str | None, name: str | None, frames: Path | None,
            frame_every: int,
@@ -151,7 +155,8 @@ def sample(ctx: click.Context, checkpoint: Path | None, pretrained: str | None, 
         checkpoint = pretrained_path(pretrained)
         name = name or pretrained
 
-    cfg = SamplerConfig(name=sampler, order=order, overlap=overlap, top_k=top_k, steps=steps, eta=eta)
+    cfg = SamplerConfig(name=sampler, order=order, overlap=overlap, top_k=top_k, steps=steps, eta=eta,
+                        uncertainty=uncertainty)
     path = sample_checkpoint(checkpoint, cfg, out, split=split, reference=reference, count=count, seed=seed,
                              device=device, batch_size=batch_size, ema=ema, task=task, preset=preset, name=name,
                              progress=_progress(ctx),

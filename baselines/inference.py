@@ -86,9 +86,17 @@ def sample_images(model: torch.nn.Module, cfg: TrainConfig, sampler: SamplerConf
         dev = torch.device("cuda", torch.cuda.current_device())
     use_amp = cfg.bf16 and dev.type == "cuda"
 
+    entropy = sampler.uncertainty == "entropy"
+    if entropy and not cfg.model.get("classes", 0):
+        raise SrmBenchError("--uncertainty entropy needs a model with a class head (preset cell-aux); use logvar")
+
     def net(x: torch.Tensor, t: torch.Tensor, cond: torch.Tensor | None) -> DenoiserOutput:
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_amp):
-            return model(x, t, cond)
+            out = model(x, t, cond)
+        if entropy:  # predicted order ranks the patches by their class entropy instead
+            logp = torch.log_softmax(out.logits.float(), -1)
+            out = out._replace(logvar=-(logp.exp() * logp).sum(-1))
+        return out
 
     out = np.empty((len(indices), size, size, ch), dtype=np.uint8)
     for lo in tqdm(range(0, len(indices), batch_size), disable=not progress, desc="batches"):

@@ -26,6 +26,7 @@ from srm_bench.errors import SrmBenchError
 
 SAMPLERS = ("parallel", "sequential")
 ORDERS = ("random", "graph", "predicted")
+UNCERTAINTIES = ("logvar", "entropy")
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,9 @@ class SamplerConfig:
     top_k: int = 1
     steps: int = 1000
     eta: float = 1.0
+    # Predicted order's uncertainty: "logvar" (the paper's uncertainty head) or "entropy" (the
+    # entropy of a class head's per-patch distribution, for models trained with one).
+    uncertainty: str = "logvar"
 
     def validate(self, num_patches: int, has_graph: bool = False, has_uncertainty: bool = True) -> None:
         """Raise SrmBenchError (one line) for knobs that do not apply or cannot run."""
@@ -47,6 +51,10 @@ class SamplerConfig:
             raise SrmBenchError(f"eta must lie in [0, 1] (0 deterministic, 1 stochastic); got {self.eta}")
         if self.steps < 1:
             raise SrmBenchError(f"the evaluation budget must be at least 1 (got {self.steps})")
+        if self.uncertainty not in UNCERTAINTIES:
+            raise SrmBenchError(f"unknown uncertainty {self.uncertainty!r}; valid: {', '.join(UNCERTAINTIES)}")
+        if self.uncertainty != "logvar" and self.order != "predicted":
+            raise SrmBenchError("--uncertainty applies to predicted order only; use --sampler sequential --order predicted")
         if self.name == "parallel":
             if self.order is not None:
                 raise SrmBenchError("--order does not apply to the parallel sampler; use --sampler sequential")
@@ -72,7 +80,10 @@ class SamplerConfig:
             )
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if d["uncertainty"] == "logvar":  # the default stays out, so earlier records read the same
+            del d["uncertainty"]
+        return d
 
 
 def _round(x: torch.Tensor) -> torch.Tensor:

@@ -375,6 +375,8 @@ def sampler_label(sampler: Mapping[str, Any]) -> str:
         text += " w/o Overlap" if overlap == 0 else f" + Overlap {overlap:g}"
     if sampler.get("top_k") not in (None, 1):
         text += f", top-{sampler['top_k']}"
+    if sampler.get("uncertainty") not in (None, "logvar"):  # predicted order ranked by another uncertainty
+        text += f", {sampler['uncertainty']} uncertainty"
     return text
 
 

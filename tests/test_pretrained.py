@@ -75,3 +75,37 @@ def test_models_command_and_sample_pretrained(tmp_path: Path, capsys: pytest.Cap
     known = np.asarray(ds.items["mask"][0], dtype=bool).reshape(9, 9)
     r, c = np.argwhere(known)[0]
     np.testing.assert_array_equal(images[0, 28 * r:28 * r + 28, 28 * c:28 * c + 28], given[28 * r:28 * r + 28, 28 * c:28 * c + 28])
+
+
+def test_entropy_uncertainty_orders_by_the_class_head(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import torch
+
+    from srm_bench.baselines.inference import load_denoiser, sample_images
+    from srm_bench.baselines.schedules import SamplerConfig
+    from srm_bench.canonical import canonical_dataset
+    from srm_bench.leaderboard.store import sampler_label
+
+    torch.manual_seed(0)
+    model, cfg, _ = load_denoiser(pretrained.pretrained_path("srm-sudoku"), "cpu")
+    ds = canonical_dataset("sudoku", "easy")
+    given = ds.images(np.arange(1))
+    known = np.asarray(ds.items["mask"][:1], dtype=bool).reshape(1, -1)
+    frames: list[dict] = []
+    sampler = SamplerConfig(name="sequential", order="predicted", steps=81, eta=0.0, uncertainty="entropy")
+    sample_images(model, cfg, sampler, np.arange(1), seed=0, device="cpu", given=given, known=known,
+                  callback=frames.append)
+    # The first cell started is the open cell whose class distribution has the lowest entropy
+    # (with entropy, the uncertainty the callback sees is the class entropy).
+    first_started = int(torch.nonzero(frames[0]["s"][0] < frames[0]["t"][0]).flatten()[0])
+    ent = frames[0]["logvar"][0]  # with entropy, the callback's uncertainty is the entropy
+    open_cells = ~torch.from_numpy(known[0])
+    assert first_started == int(torch.argmin(ent.masked_fill(~open_cells, float("inf"))))
+    assert float(ent[open_cells].min()) >= 0.0 and float(ent.max()) <= np.log(9) + 1e-4
+    assert sampler.to_dict()["uncertainty"] == "entropy" and "uncertainty" not in SamplerConfig().to_dict()
+    assert sampler_label(sampler.to_dict()).endswith("entropy uncertainty")
+    with pytest.raises(SrmBenchError, match="predicted order only"):
+        SamplerConfig(name="parallel", uncertainty="entropy").validate(81)
+    with pytest.raises(SrmBenchError, match="class head"):
+        from dataclasses import replace
+        sample_images(model, replace(cfg, model={**cfg.model, "classes": 0}), sampler, np.arange(1), seed=0,
+                      device="cpu", given=given, known=known)
