@@ -183,13 +183,18 @@ def load_weights(path: str | Path) -> tuple[dict[str, torch.Tensor], TrainConfig
     return {k: (v.float() if v.is_floating_point() else v) for k, v in state.items()}, cfg, record
 
 
-def eval_samplers(budget: int = 100) -> dict[str, Any]:
+def eval_samplers(budget: int = 100, class_head: bool = False) -> dict[str, Any]:
     """The samplers scored during training: parallel and predicted order, ``budget`` NFE,
-    deterministic (eta 0, the reference code's predicted-order protocol)."""
+    deterministic (eta 0, the reference code's predicted-order protocol); for a model with a
+    class head also predicted order ranked by the class entropy (``predicted-entropy``)."""
     from .schedules import SamplerConfig
 
-    return {"parallel": SamplerConfig(name="parallel", steps=budget, eta=0.0),
-            "predicted": SamplerConfig(name="sequential", order="predicted", steps=budget, eta=0.0)}
+    samplers = {"parallel": SamplerConfig(name="parallel", steps=budget, eta=0.0),
+                "predicted": SamplerConfig(name="sequential", order="predicted", steps=budget, eta=0.0)}
+    if class_head:
+        samplers["predicted-entropy"] = SamplerConfig(name="sequential", order="predicted", steps=budget, eta=0.0,
+                                                      uncertainty="entropy")
+    return samplers
 
 
 def evaluate_model(model: torch.nn.Module, cfg: TrainConfig, device: str, *, count: int, splits: tuple[str, ...],
@@ -221,7 +226,7 @@ def evaluate_model(model: torch.nn.Module, cfg: TrainConfig, device: str, *, cou
             indices = np.arange(min(count, ds.count))
             given = ds.images(indices)
             known = np.asarray(ds.items["mask"][indices], dtype=bool).reshape(len(indices), -1)
-        for name, sampler in eval_samplers(budget).items():
+        for name, sampler in eval_samplers(budget, bool(cfg.model.get("classes", 0))).items():
             if cfg.baseline == "ddpm" and name != "parallel":
                 continue
             images = sample_images(model, cfg, sampler, indices, seed=0, device=device, batch_size=batch_size,

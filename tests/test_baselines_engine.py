@@ -317,8 +317,11 @@ def test_cell_aux_trains_its_class_head_on_cpu(tmp_path: Path) -> None:
     cfg = make_config("sudoku", "srm", "cell-aux")
     model = {**cfg.model, "hidden": 32, "depth": 1, "heads": 2, "dec_hidden": 16}
     cfg = replace(cfg, model=model, batch_size=4, steps=6, log_every=3, ckpt_every=6, bf16=False, warmup_steps=1)
-    train(cfg, None, tmp_path, device="cpu", resume=False, progress=False)
+    train(cfg, None, tmp_path, device="cpu", resume=False, progress=False, eval_every=6, eval_count=1,
+          eval_splits=("easy",), eval_budget=81)
     rows = list(csv.DictReader(open(tmp_path / "log.csv")))
     assert len(rows) == 2 and all(0.0 < float(r["cls"]) < 5.0 for r in rows)
+    evals = list(csv.DictReader(open(tmp_path / "eval.csv")))  # a class head adds predicted order by its entropy
+    assert [r["sampler"] for r in evals] == ["parallel", "predicted", "predicted-entropy"]
     state, cfg2, _ = load_weights(tmp_path / "weights.safetensors")
     assert "class_head.weight" in state and "row_emb.weight" in state and cfg2.loss["cls"] == 1.0
