@@ -15,7 +15,7 @@ from tqdm.auto import tqdm
 from srm_bench.errors import SrmBenchError
 from srm_bench.registry import get_task, resolve_entry_point
 from srm_bench.seeding import stream_id
-from srm_bench.shards import file_sha256
+from srm_bench.io import file_sha256
 
 from .noise import NoisePath
 from .presets import TrainConfig

@@ -597,7 +597,7 @@ def make_train_command(shape: str) -> click.Command:
             if v < 1:
                 raise SrmBenchError(f"{name} must be at least 1 (got {v})")
         from srm_bench.cli import progress_enabled
-        from srm_bench.shards import write_json_atomic
+        from srm_bench.io import write_json_atomic
 
         progress = progress_enabled()
         checkpoint = checkpoint or Path(out) / f"counting-{shape}.ckpt"

@@ -34,7 +34,7 @@ from srm_bench.digits import (
 )
 from srm_bench.errors import SrmBenchError
 from srm_bench.evaluation import MetricInfo, TaskEvaluator
-from srm_bench.shards import file_sha256
+from srm_bench.io import file_sha256
 
 TILE = 28
 MAX_L1 = 432
@@ -278,7 +278,7 @@ def train_command(ctx: click.Context, reader: str, out: Path | None, mnist: Path
 
     from safetensors.torch import save_file
 
-    from srm_bench.shards import atomic_output, write_json_atomic
+    from srm_bench.io import atomic_output, write_json_atomic
 
     out = out or Path(f"digit_{reader}.safetensors")
     if out.exists():

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import ChecksumError, SrmBenchError
-from .shards import check_pinned_file
+from .io import check_pinned_file
 
 log = logging.getLogger(__name__)
 

@@ -362,7 +362,7 @@ def _write(result: Result, per_sample: dict[str, np.ndarray], index: np.ndarray 
 
 def _create_exclusive(path: Path, data: bytes) -> bool:
     """Create ``path`` holding ``data`` all at once; False (nothing changed) where it exists."""
-    from .shards import atomic_path
+    from .io import atomic_path
 
     tmp = atomic_path(path)
     try:

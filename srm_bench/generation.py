@@ -21,10 +21,8 @@ import numpy as np
 from . import __version__
 from .errors import SrmBenchError
 from .registry import get_task
-from .shards import (
-    MANIFEST, ContentHasher, item_digests, read_attrs, read_manifest, read_shard,
-    write_json_atomic, write_shard,
-)
+from .io import write_json_atomic
+from .shards import MANIFEST, ContentHasher, item_digests, read_attrs, read_manifest, read_shard, write_shard
 
 log = logging.getLogger(__name__)
 

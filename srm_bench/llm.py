@@ -355,7 +355,7 @@ class _Appender:
 
 
 def _create_header(path: Path, header: dict[str, Any]) -> None:
-    from .shards import atomic_path
+    from .io import atomic_path
 
     tmp = atomic_path(path)
     try:
@@ -377,7 +377,7 @@ _OPTION = {"dataset_sha256": "puzzle set", "model": "--model", "shots": "--shots
 
 def _rewrite_header(path: Path, header: dict[str, Any]) -> None:
     """Replace the header line (temp file + rename; the answer lines are copied unchanged)."""
-    from .shards import atomic_output
+    from .io import atomic_output
 
     data = path.read_bytes()
     rest = data[data.index(b"\n") + 1:]

@@ -23,7 +23,7 @@ import numpy as np
 
 from .errors import SrmBenchError
 from .registry import TaskSpec
-from .shards import atomic_output
+from .io import atomic_output
 
 RANGES = {"0,1": (0.0, 1.0), "-1,1": (-1.0, 1.0), "0,255": (0.0, 255.0)}
 SAMPLES_FORMAT = "srm-bench-samples"
