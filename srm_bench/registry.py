@@ -156,7 +156,7 @@ for _shape in ("polygons", "stars"):
         name=f"counting-{_shape}", generator=f"srm_bench.generators.counting_{_shape}",
         evaluator=f"srm_bench.evaluators.counting_{_shape}", splits=("train", "test"), test_splits=("test",),
         image_shape=(128, 128, 3), patch_size=8, conditional=False,
-        train_evaluator=f"srm_bench.evaluators.counting_{_shape}:train_command",
+        train_evaluator=f"srm_bench.evaluators.train_counting:train_{_shape}",
         summary=f"Counting {_shape.capitalize()}: N {_shape} of K vertices each plus the digits N and K"))
 
 
