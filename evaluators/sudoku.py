@@ -258,8 +258,8 @@ def accuracy(model, images: np.ndarray, labels: np.ndarray) -> float:
 @click.option("--epochs", type=int, default=None, help="Epochs [default: 400 for the MLP, 60 per CNN member].")
 @click.option("--members", type=int, default=None, help="CNN ensemble members [default: 3].")
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.pass_context
-def train_command(ctx: click.Context, reader: str, out: Path | None, mnist: Path | None, epochs: int | None,
+@click.pass_obj
+def train_command(obj: dict[str, Any] | None, reader: str, out: Path | None, mnist: Path | None, epochs: int | None,
                   members: int | None, seed: int) -> None:
     """Train a Sudoku digit reader on CPU.
 
@@ -291,9 +291,8 @@ def train_command(ctx: click.Context, reader: str, out: Path | None, mnist: Path
         tr, ho = embedded_split()
         xtr, ytr, xte, yte, source = ds.images[tr], ds.labels[tr], ds.images[ho], ds.labels[ho], ds.source
     t0 = time.perf_counter()
-    from srm_bench.cli import progress_enabled
 
-    progress = progress_enabled(ctx)
+    progress = bool((obj or {}).get("progress", False))  # the root command's -q and terminal check
     if reader == "cnn":
         from . import digit_cnn
 
