@@ -16,7 +16,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -323,16 +323,3 @@ def read_manifest(directory: Path) -> dict[str, Any]:
     if expected != manifest["count"]:
         raise SrmBenchError(bad.format(f"the shards hold {expected} items, the manifest says {manifest['count']}"))
     return manifest
-
-
-def shard_paths(source: Path) -> list[Path]:
-    """The shard files of a dataset directory (in manifest order) or ``[source]`` for a file."""
-    source = Path(source)
-    if source.is_dir():
-        return [source / s["file"] for s in read_manifest(source)["shards"]]
-    return [source]
-
-
-def iter_shards(paths: Iterable[Path], **kwargs: Any) -> Iterable[Shard]:
-    for p in paths:
-        yield read_shard(p, **kwargs)
