@@ -137,9 +137,9 @@ def evaluate(ctx: click.Context, file: Path, task: str | None, split: str | None
     result = run(file, task=task, split=split, reference=reference, value_range=value_range,
                  out=None if no_save else out, model=model, provenance=provenance, device=device,
                  batch_size=batch_size, progress=progress_enabled(ctx), reader=reader)
-    path = result.pop("_path", None)  # type: ignore[misc]
-    unparsable = result.pop("_unparsable", None)  # type: ignore[misc]
-    by_masked = result.pop("_by_masked", None)  # type: ignore[misc]
+    path = result.pop("_path", None)  # type: ignore[typeddict-item]
+    unparsable = result.pop("_unparsable", None)  # type: ignore[typeddict-item]
+    by_masked = result.pop("_by_masked", None)  # type: ignore[typeddict-item]
     if as_json:
         click.echo(json.dumps(result, indent=2))
     else:
@@ -277,8 +277,16 @@ def _tasks_with(entry: str) -> list[str]:
     return [t for t in TASKS.names() if getattr(get_task(t), entry)]
 
 
+def _entry_command(task: str, entry: str) -> click.Command:
+    """The click command that ``TaskSpec.<entry>`` of ``task`` names (TaskGroup asks only for tasks that name one)."""
+    ref = getattr(get_task(task), entry)
+    if not ref:
+        raise SrmBenchError(f"task {task!r} has no {entry.replace('_', '-')} command")
+    return resolve_entry_point(ref)
+
+
 @click.group(cls=TaskGroup, tasks=lambda: _tasks_with("oracle"),
-             factory=lambda t: resolve_entry_point(get_task(t).oracle))
+             factory=lambda t: _entry_command(t, "oracle"))
 def oracle() -> None:
     """Discrete oracle solvers, scored like any model (the grey rows of the paper's Table 1).
 
@@ -287,7 +295,7 @@ def oracle() -> None:
 
 
 @click.group(cls=TaskGroup, tasks=lambda: _tasks_with("train_evaluator"),
-             factory=lambda t: resolve_entry_point(get_task(t).train_evaluator))
+             factory=lambda t: _entry_command(t, "train_evaluator"))
 def train_evaluator() -> None:
     """Train an evaluator's classifier (the shipped weights come from this command).
 
