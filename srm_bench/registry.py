@@ -146,7 +146,7 @@ TASKS.register(
         conditional=True,
         graph="srm_bench.baselines.schedules:sudoku_graph",
         oracle="srm_bench.generators.sudoku_oracle:oracle_command",
-        train_evaluator="srm_bench.evaluators.sudoku:train_command",
+        train_evaluator="srm_bench.evaluators.train_sudoku:train_command",
         summary="MNIST Sudoku: complete a 9x9 grid of MNIST digits so every row, column and box holds 1-9",
     ),
 )
