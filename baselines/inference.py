@@ -13,13 +13,14 @@ import torch
 from tqdm.auto import tqdm
 
 from srm_bench.errors import SrmBenchError
+from srm_bench.registry import get_task, resolve_entry_point
 from srm_bench.seeding import stream_id
-from srm_bench.shards import file_sha256
+from srm_bench.io import file_sha256
 
 from .noise import NoisePath
 from .presets import TrainConfig
 from .samplers import sample
-from .schedules import SamplerConfig, make_schedule, sudoku_graph
+from .schedules import SamplerConfig, make_schedule
 from .train import build_model, load_checkpoint, load_weights
 from .diffusion import DenoiserOutput
 
@@ -55,8 +56,9 @@ def load_denoiser(checkpoint: str | Path, device: str, *, ema: bool = True) -> t
 
 
 def graph_for(task: str) -> torch.Tensor | None:
-    """The dependency graph of a task's patches (Sudoku: row, column, box), or None."""
-    return sudoku_graph() if task == "sudoku" else None
+    """The dependency graph of a task's patches (Sudoku: row, column, box), or None: ``TaskSpec.graph``."""
+    ref = get_task(task).graph
+    return resolve_entry_point(ref)() if ref else None
 
 
 def sample_images(model: torch.nn.Module, cfg: TrainConfig, sampler: SamplerConfig, indices: np.ndarray, *,

@@ -10,14 +10,12 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from srm_bench.errors import SrmBenchError
+from srm_bench.registry import get_task
 
 from .configs import DIT_SIZES, CellNetConfig, DiTConfig, TSamplingConfig, UNetConfig
 
 BASELINES = ("srm", "ddpm")
 
-# Shapes of the tasks, so presets need no task module: (image side, channels, patch side).
-TASK_SHAPES = {"sudoku": (252, 1, 28), "even-pixels": (32, 3, 4), "counting-polygons": (128, 3, 8),
-               "counting-stars": (128, 3, 8)}
 # The paper's Table 5 and the reference code: UNet, sharpness, batch, lr, steps, zero patches.
 PAPER = {
     "sudoku": dict(base=128, mult=(1, 1, 2, 2, 4, 4), attn=(16, 8), sharpness=1.0, batch=56, lr=1e-4, steps=250_000, zero=0.0),
@@ -25,6 +23,9 @@ PAPER = {
     "counting-polygons": dict(base=128, mult=(1, 1, 2, 2, 4), attn=(16, 8), sharpness=0.5, batch=56, lr=1e-4, steps=250_000, zero=1.0),
 }
 PAPER["counting-stars"] = PAPER["counting-polygons"]
+# (image side, channels, patch side) of the tasks that have presets, read from the task
+# registry (torch-free, so ``srm-bench train --help`` stays light).
+TASK_SHAPES = {t: (get_task(t).image_side, get_task(t).channels, get_task(t).patch_size) for t in PAPER}
 
 
 @dataclass(frozen=True)

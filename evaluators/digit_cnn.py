@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from srm_bench.errors import SrmBenchError
-from srm_bench.shards import check_pinned_file
+from srm_bench.io import check_pinned_file
 
 WEIGHTS_FILE = "digit_cnn.safetensors"
 INFO_FILE = "digit_cnn.json"
@@ -335,7 +335,7 @@ def train_reader(xtr: np.ndarray, ytr: np.ndarray, xcal: np.ndarray, ycal: np.nd
     import torch
     from safetensors.torch import load_file, save_file
 
-    from srm_bench.shards import atomic_output
+    from srm_bench.io import atomic_output
 
     models = [train_member(xtr, ytr, epochs=epochs, seed=seed + k, progress=progress, desc=f"digit-cnn {k + 1}/{members}")
               for k in range(members)]

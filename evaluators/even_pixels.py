@@ -26,9 +26,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from srm_bench.errors import SrmBenchError
+from srm_bench.registry import get_task
 from srm_bench.evaluation import MetricInfo, TaskEvaluator
 
-SIZE = 32
+SIZE = get_task("even-pixels").image_side  # 32: the registry holds the task's shape
 PIXELS = SIZE * SIZE
 HALF = PIXELS // 2
 BINS = 256

@@ -21,13 +21,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from srm_bench.errors import SrmBenchError
+from srm_bench.registry import get_task
 from srm_bench.generation import TaskGenerator
 from srm_bench.seeding import stream_id
 
-SIZE = 32
+SIZE = get_task("even-pixels").image_side  # 32: the registry holds the task's shape
 PIXELS = SIZE * SIZE
 HALF = PIXELS // 2
-PATCH_SIZE = 4
+PATCH_SIZE = get_task("even-pixels").patch_size  # 4
 SATURATION = 1.0
 VALUE = 0.7
 HUE_OFFSET_MAX = 0.5

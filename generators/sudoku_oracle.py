@@ -13,6 +13,7 @@ all nine if none is left. Randomness per puzzle comes from ``(seed, strategy/spl
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 import numpy as np
@@ -95,8 +96,8 @@ def run_oracle(ds: Dataset, strategy: str, seed: int = 0, progress: bool = False
 @click.option("--reference", type=click.Path(path_type=Path), default=None,
               help="Puzzle set [default: the canonical test set of --split].")
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.pass_context
-def oracle_command(ctx: click.Context, strategy: str, split: str, out: Path | None, reference: Path | None,
+@click.pass_obj
+def oracle_command(obj: dict[str, Any] | None, strategy: str, split: str, out: Path | None, reference: Path | None,
                    seed: int) -> None:
     """Fill each puzzle's masked cells with a discrete oracle and render it with pool digits.
 
@@ -106,10 +107,9 @@ def oracle_command(ctx: click.Context, strategy: str, split: str, out: Path | No
       srm-bench evaluate greedy-hard.h5
     """
     from srm_bench.canonical import canonical_dataset
-    from srm_bench.cli import progress_enabled
     from srm_bench.samples import write_samples
 
-    progress = progress_enabled(ctx)
+    progress = bool((obj or {}).get("progress", False))  # the root command's -q and terminal check
     out = out if out is not None else Path(f"oracle-{strategy}-{split}.h5")
     if out.exists():
         raise SrmBenchError(f"{out}: exists; choose another -o or delete it")

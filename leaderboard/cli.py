@@ -25,7 +25,7 @@ def _write_text(text: str, out: Path | None) -> None:
     if out is None:
         click.echo(text, nl=False)
         return
-    from srm_bench.shards import user_output
+    from srm_bench.io import user_output
 
     with user_output(out) as tmp:
         tmp.write_text(text, encoding="utf-8")

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from srm_bench.errors import SrmBenchError
-from srm_bench.shards import user_output
+from srm_bench.io import user_output
 
 from .store import COMPARABILITY, IDENTITY
 from .tables import METRIC_LABELS, build_table, layouts_for

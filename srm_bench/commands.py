@@ -1,7 +1,6 @@
 """Implementations of the core CLI commands (imported lazily by srm_bench.cli)."""
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -10,7 +9,7 @@ import click
 
 from .cli import progress_enabled
 from .errors import SrmBenchError
-from .registry import TASKS, get_task
+from .registry import TASKS, get_task, resolve_entry_point
 
 
 class TaskGroup(click.Group):
@@ -138,9 +137,9 @@ def evaluate(ctx: click.Context, file: Path, task: str | None, split: str | None
     result = run(file, task=task, split=split, reference=reference, value_range=value_range,
                  out=None if no_save else out, model=model, provenance=provenance, device=device,
                  batch_size=batch_size, progress=progress_enabled(ctx), reader=reader)
-    path = result.pop("_path", None)  # type: ignore[misc]
-    unparsable = result.pop("_unparsable", None)  # type: ignore[misc]
-    by_masked = result.pop("_by_masked", None)  # type: ignore[misc]
+    path = result.pop("_path", None)  # type: ignore[typeddict-item]
+    unparsable = result.pop("_unparsable", None)  # type: ignore[typeddict-item]
+    by_masked = result.pop("_by_masked", None)  # type: ignore[typeddict-item]
     if as_json:
         click.echo(json.dumps(result, indent=2))
     else:
@@ -273,8 +272,21 @@ def verify(directory: Path) -> None:
 
 # ---------------------------------------------------------------------------- oracle / train-evaluator
 
-@click.group(cls=TaskGroup, tasks=lambda: ["sudoku"],
-             factory=lambda t: importlib.import_module("srm_bench.generators.sudoku_oracle").oracle_command)
+def _tasks_with(entry: str) -> list[str]:
+    """The tasks whose TaskSpec names the entry point ``entry`` (oracle, train_evaluator)."""
+    return [t for t in TASKS.names() if getattr(get_task(t), entry)]
+
+
+def _entry_command(task: str, entry: str) -> click.Command:
+    """The click command that ``TaskSpec.<entry>`` of ``task`` names (TaskGroup asks only for tasks that name one)."""
+    ref = getattr(get_task(task), entry)
+    if not ref:
+        raise SrmBenchError(f"task {task!r} has no {entry.replace('_', '-')} command")
+    return resolve_entry_point(ref)
+
+
+@click.group(cls=TaskGroup, tasks=lambda: _tasks_with("oracle"),
+             factory=lambda t: _entry_command(t, "oracle"))
 def oracle() -> None:
     """Discrete oracle solvers, scored like any model (the grey rows of the paper's Table 1).
 
@@ -282,19 +294,8 @@ def oracle() -> None:
     """
 
 
-def _train_evaluator_tasks() -> list[str]:
-    names = []
-    for t in TASKS.names():
-        try:
-            if hasattr(get_task(t).evaluator_module(), "train_command"):
-                names.append(t)
-        except ModuleNotFoundError:
-            continue
-    return names
-
-
-@click.group(cls=TaskGroup, tasks=_train_evaluator_tasks,
-             factory=lambda t: get_task(t).evaluator_module().train_command)
+@click.group(cls=TaskGroup, tasks=lambda: _tasks_with("train_evaluator"),
+             factory=lambda t: _entry_command(t, "train_evaluator"))
 def train_evaluator() -> None:
     """Train an evaluator's classifier (the shipped weights come from this command).
 

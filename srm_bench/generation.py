@@ -21,10 +21,8 @@ import numpy as np
 from . import __version__
 from .errors import SrmBenchError
 from .registry import get_task
-from .shards import (
-    MANIFEST, ContentHasher, item_digests, read_attrs, read_manifest, read_shard,
-    write_json_atomic, write_shard,
-)
+from .io import write_json_atomic
+from .shards import MANIFEST, ContentHasher, item_digests, read_attrs, read_manifest, read_shard, write_shard
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +32,6 @@ class TaskGenerator(ABC):
 
     task: ClassVar[str]
     task_version: ClassVar[int]
-    derived_name: ClassVar[str] = "images"
     #: Whether rendered images are byte-identical on every machine (pure numpy). Tasks that
     #: rasterise with Pillow set False: their pinned images hash is then checked as a warning.
     portable_images: ClassVar[bool] = True
@@ -46,9 +43,6 @@ class TaskGenerator(ABC):
     @abstractmethod
     def default_count(self, split: str) -> int:
         """Items of a split when ``-n`` is not given (500 for test splits)."""
-
-    def images_by_default(self, split: str) -> bool:
-        return split != "train"
 
     def default_shard_size(self, split: str) -> int:
         return 10_000
@@ -90,6 +84,7 @@ _WORKER_SHARED: dict[str, np.ndarray] = {}
 LOCK = ".srm-bench.lock"
 MAX_ITEMS = 10**9  # far beyond any split; a typo's 1e15 would build 1e11 jobs before writing anything
 MAX_SHARDS = 10**6
+IMAGES = "images"  # the name of the rendered images in a shard
 
 
 def _init_worker(shared: dict[str, np.ndarray], parent: int | None = None) -> None:
@@ -116,12 +111,12 @@ def _run_job(job: _Job, shared: dict[str, np.ndarray] | None = None) -> tuple[di
     config = json.loads(job.config_json)
     shared = _WORKER_SHARED if shared is None else shared
     items = gen.generate_items(config, shared, job.start, job.stop)
-    derived = {gen.derived_name: gen.render(config, shared, items)} if job.images else {}
+    derived = {IMAGES: gen.render(config, shared, items)} if job.images else {}
     attrs = json.loads(job.attrs_json)
     attrs["index_start"] = job.start
     entry = write_shard(Path(job.path), attrs=attrs, items=items, shared=shared, derived=derived)
     digests = entry.pop("item_digests")
-    return entry, digests.get(gen.derived_name, b"")
+    return entry, digests.get(IMAGES, b"")
 
 
 def _shard_is_complete(path: Path, attrs: dict[str, Any], start: int, count: int, images: bool, name: str) -> dict[str, Any] | None:
@@ -198,7 +193,7 @@ def generate(
         raise SrmBenchError(f"-n must be in [1, {MAX_ITEMS:,}] (got {n:,})")
     if workers < 1:
         raise SrmBenchError(f"--workers must be at least 1 (got {workers})")
-    images = gen.images_by_default(split) if images is None else bool(images)
+    images = split != "train" if images is None else bool(images)  # test splits store rendered images
     shard_size = int(shard_size if shard_size is not None else gen.default_shard_size(split))
     if shard_size < 1:
         raise SrmBenchError(f"--shard-size must be at least 1 (got {shard_size})")
@@ -255,7 +250,7 @@ def _generate_into(out: Path, task: str, split: str, gen: TaskGenerator, seed: i
     for k, start in enumerate(range(0, n, shard_size)):
         stop = min(n, start + shard_size)
         path = out / f"{task}-{split}-{k:0{width}d}.h5"
-        candidates.append((start, stop, path, _shard_is_complete(path, attrs, start, stop - start, images, gen.derived_name)))
+        candidates.append((start, stop, path, _shard_is_complete(path, attrs, start, stop - start, images, IMAGES)))
     to_make = sum(stop - start for start, stop, _, entry in candidates if entry is None)
     if to_make:  # before any shard is read again or made
         check_resources(out, gen, config, shared, n, to_make, images, shard_size,
@@ -268,7 +263,7 @@ def _generate_into(out: Path, task: str, split: str, gen: TaskGenerator, seed: i
                 log.warning("%s; making it again", exc)
                 entry = None
             else:
-                entries[start] = (entry, item_digests(kept.derived[gen.derived_name]) if images else b"")
+                entries[start] = (entry, item_digests(kept.derived[IMAGES]) if images else b"")
         if entry is None:
             jobs.append(_Job(task, config_json, start, stop, str(path), images, attrs_json))
     if entries:

@@ -36,12 +36,15 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import __version__
 from .errors import SrmBenchError
+
+if TYPE_CHECKING:
+    from .results import Result
 
 log = logging.getLogger(__name__)
 
@@ -355,7 +358,7 @@ class _Appender:
 
 
 def _create_header(path: Path, header: dict[str, Any]) -> None:
-    from .shards import atomic_path
+    from .io import atomic_path
 
     tmp = atomic_path(path)
     try:
@@ -377,7 +380,7 @@ _OPTION = {"dataset_sha256": "puzzle set", "model": "--model", "shots": "--shots
 
 def _rewrite_header(path: Path, header: dict[str, Any]) -> None:
     """Replace the header line (temp file + rename; the answer lines are copied unchanged)."""
-    from .shards import atomic_output
+    from .io import atomic_output
 
     data = path.read_bytes()
     rest = data[data.index(b"\n") + 1:]
@@ -572,7 +575,7 @@ def is_answers_file(path: Path) -> bool:
 
 def evaluate_answers(path: Path, *, reference: str | Path | None = None, out: str | Path | None = "results",
                      model: str | None = None, task: str | None = None, split: str | None = None,
-                     progress: bool = False) -> dict[str, Any]:
+                     progress: bool = False) -> Result:
     """Score an answers file with the image track's Sudoku rules; write a result like ``evaluate``.
 
     Raises:
@@ -584,7 +587,7 @@ def evaluate_answers(path: Path, *, reference: str | Path | None = None, out: st
     from .evaluation import _write, aggregate, resolve_reference
     from .evaluators import sudoku_text
     from .registry import get_task
-    from .results import Result, stamp, validate_result
+    from .results import stamp, validate_result
 
     header, answers, _ = read_answers(path)
     if task and task != header["task"]:
@@ -593,8 +596,8 @@ def evaluate_answers(path: Path, *, reference: str | Path | None = None, out: st
         raise SrmBenchError(f"{path}: answers are of split {header['split']!r}, not {split!r}; drop --split")
     spec = get_task(header["task"])
     spec.check_split(header["split"])
-    ref = resolve_reference(spec, header["split"], SimpleNamespace(attrs={"dataset_sha256": header.get("dataset_sha256")}),
-                            reference, progress)
+    ref = resolve_reference(spec, header["split"], {"dataset_sha256": header.get("dataset_sha256")}, reference, progress)
+    assert ref is not None  # Sudoku is conditional: resolve_reference returns its puzzle set or raises
     total = header.get("puzzles")
     if not isinstance(total, int) or not 1 <= total <= ref.count:
         raise SrmBenchError(f"{path}: header 'puzzles' is {total!r}; want 1..{ref.count}")

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
-from typing import Generic, Iterator, TypeVar
+from typing import Any, Generic, Iterator, Protocol, TypeVar
 
 from .errors import SrmBenchError
 
@@ -54,20 +54,68 @@ class Registry(Generic[T]):
         return iter(self._entries)
 
 
+def resolve_entry_point(ref: str) -> Any:
+    """The object that a ``"module:attribute"`` string names (imported on call, not before)."""
+    module, sep, attr = ref.partition(":")
+    if not sep or not module or not attr:
+        raise SrmBenchError(f"entry point {ref!r} is not of the form 'module:attribute'")
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except AttributeError:
+        raise SrmBenchError(f"entry point {ref!r}: module {module} has no attribute {attr!r}") from None
+
+
+class TaskPlugin(Protocol):
+    """What a task's two modules provide; the core reads nothing else from them.
+
+    The generator module (``TaskSpec.generator``) has:
+        GENERATOR: a :class:`srm_bench.generation.TaskGenerator` instance.
+        CLI_OPTIONS: optional list of extra ``click.Option`` for ``srm-bench generate <task>``;
+            their values reach ``GENERATOR.make_config(**options)``.
+    The evaluator module (``TaskSpec.evaluator``) has:
+        EVALUATOR: a :class:`srm_bench.evaluation.TaskEvaluator` instance.
+        READERS: optional ``{name: TaskEvaluator}`` picked by ``evaluate --reader``.
+    Everything else (oracle, evaluator training, dependency graph) is named by a
+    ``"module:function"`` string in :class:`TaskSpec`, so a task that lacks it names nothing.
+    See docs/adding-a-task.md.
+    """
+
+    GENERATOR: Any
+    EVALUATOR: Any
+
+
 @dataclass(frozen=True)
 class TaskSpec:
-    """What every subsystem needs to know about one benchmark task."""
+    """Every fact about one benchmark task that a subsystem needs, in one place.
+
+    Entry points are ``"module:attribute"`` strings resolved on use, so importing the
+    registry imports neither torch nor the task's code.
+    """
 
     name: str
-    generator: str  # module path under srm_bench.generators
-    evaluator: str  # module path under srm_bench.evaluators
+    generator: str  # module with GENERATOR (and optional CLI_OPTIONS), see TaskPlugin
+    evaluator: str  # module with EVALUATOR (and optional READERS), see TaskPlugin
     splits: tuple[str, ...]  # all splits, training first
     test_splits: tuple[str, ...]  # splits that have a canonical, hash-pinned version
     image_shape: tuple[int, int, int]  # (H, W, C) of one image, uint8
     patch_size: int  # side of one spatial variable in pixels
     conditional: bool  # samples refer to a puzzle of the test split (Sudoku) or not
     summary: str = ""
-    aliases: tuple[str, ...] = field(default=())
+    graph: str | None = None  # "module:function" -> (P, P) bool torch tensor of dependent patches
+    oracle: str | None = None  # "module:attribute" -> click command of ``srm-bench oracle <task>``
+    train_evaluator: str | None = None  # "module:attribute" -> click command of ``srm-bench train-evaluator <task>``
+
+    @property
+    def image_side(self) -> int:
+        return self.image_shape[0]
+
+    @property
+    def channels(self) -> int:
+        return self.image_shape[2]
+
+    @property
+    def num_patches(self) -> int:
+        return (self.image_shape[0] // self.patch_size) * (self.image_shape[1] // self.patch_size)
 
     def check_split(self, split: str) -> str:
         if split not in self.splits:
@@ -96,6 +144,9 @@ TASKS.register(
         image_shape=(252, 252, 1),
         patch_size=28,
         conditional=True,
+        graph="srm_bench.baselines.schedules:sudoku_graph",
+        oracle="srm_bench.generators.sudoku_oracle:oracle_command",
+        train_evaluator="srm_bench.evaluators.train_sudoku:train_command",
         summary="MNIST Sudoku: complete a 9x9 grid of MNIST digits so every row, column and box holds 1-9",
     ),
 )
@@ -105,6 +156,7 @@ for _shape in ("polygons", "stars"):
         name=f"counting-{_shape}", generator=f"srm_bench.generators.counting_{_shape}",
         evaluator=f"srm_bench.evaluators.counting_{_shape}", splits=("train", "test"), test_splits=("test",),
         image_shape=(128, 128, 3), patch_size=8, conditional=False,
+        train_evaluator=f"srm_bench.evaluators.train_counting:train_{_shape}",
         summary=f"Counting {_shape.capitalize()}: N {_shape} of K vertices each plus the digits N and K"))
 
 

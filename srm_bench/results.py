@@ -33,7 +33,7 @@ class Metric(TypedDict):
 
 
 class DatasetRef(TypedDict, total=False):
-    task_version: int
+    task_version: int | None
     seed: int | None
     count: int | None
     content_sha256: str | None

@@ -23,7 +23,7 @@ import numpy as np
 
 from .errors import SrmBenchError
 from .registry import TaskSpec
-from .shards import atomic_output
+from .io import atomic_output
 
 RANGES = {"0,1": (0.0, 1.0), "-1,1": (-1.0, 1.0), "0,255": (0.0, 255.0)}
 SAMPLES_FORMAT = "srm-bench-samples"
@@ -271,9 +271,7 @@ def _read_png_dir(path: Path, channels: int) -> np.ndarray:
     for _, p in files:
         try:
             with Image.open(p) as im:
-                if im.mode in ("P", "PA", "1"):
-                    im = im.convert("L" if channels == 1 else "RGB")
-                arrays.append(np.asarray(im))
+                arrays.append(np.asarray(im.convert("L" if channels == 1 else "RGB") if im.mode in ("P", "PA", "1") else im))
         except OSError as exc:
             raise SrmBenchError(f"{p}: not a readable PNG ({exc})") from None
     shapes = {a.shape for a in arrays}

@@ -26,6 +26,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .errors import SrmBenchError
+from .results import Result
 
 
 @dataclass
@@ -100,7 +101,7 @@ def _puzzle_images(ds, idx: np.ndarray) -> np.ndarray:
 
 def run_solve(task: str, split: str, model: str, out: Path, *, results: Path | None = Path("results"),
               batch_size: int = 64, limit: int | None = None, reference: Path | None = None, name: str | None = None,
-              seed: int = 0, value_range: str | None = None, progress: bool = False) -> dict[str, Any]:
+              seed: int = 0, value_range: str | None = None, progress: bool = False) -> Result:
     """Run an adapter over a split, write the samples to ``out`` and score them.
 
     Returns:
@@ -238,7 +239,7 @@ def _command():
         result = run_solve(task, split, model, target, results=results, batch_size=batch_size, limit=limit,
                            reference=reference, name=name, seed=seed, value_range=value_range,
                            progress=progress_enabled(ctx))
-        path = result.pop("_path", None)  # type: ignore[misc]
+        path = result.pop("_path", None)  # type: ignore[typeddict-item]
         click.echo(f"samples: {target}")
         click.echo(format_table(result))
         if path:

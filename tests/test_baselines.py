@@ -303,11 +303,12 @@ def test_ddpm_sudoku_takes_mask_and_masked_image() -> None:
     assert make_config("sudoku", "srm", "paper").tsampling["kind"] == "uniform_tbar"
 
 
-def test_preset_task_shapes_agree_with_the_registry() -> None:
-    from srm_bench.baselines.presets import TASK_SHAPES
-    from srm_bench.registry import TASKS
+def test_presets_take_the_image_and_patch_shape_from_the_registry() -> None:
+    from srm_bench.baselines.presets import PAPER
+    from srm_bench.registry import get_task
 
-    for name, (size, channels, patch) in TASK_SHAPES.items():
-        if name in TASKS:
-            spec = TASKS.get(name)
-            assert spec.image_shape == (size, size, channels) and spec.patch_size == patch
+    assert set(PAPER) == {"sudoku", "even-pixels", "counting-polygons", "counting-stars"}
+    for name in PAPER:
+        spec, model = get_task(name), make_config(name, "srm", "paper").model
+        assert (model["image_size"], model["in_channels"], model["patch_size"]) == (spec.image_side, spec.channels, spec.patch_size)
+    assert make_config("even-pixels", "srm", "paper").model["image_size"] == 32

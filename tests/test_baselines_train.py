@@ -86,9 +86,22 @@ def test_ddpm_sudoku_step_uses_the_mask(tmp_path: Path) -> None:
     model = dict(TINY_UNET, image_size=36, in_channels=1, cond_channels=2, patch_size=4)
     cfg = with_overrides(cfg, arch="unet", model=model, steps=2, batch_size=2, ckpt_every=2)
     rng = np.random.default_rng(0)
-    data = TrainData(torch.from_numpy(rng.integers(0, 256, (4, 36, 36, 1), dtype=np.uint8)), rng.random((4, 81)) < 0.5, "s", 4)
-    out = train(cfg, data, tmp_path, device="cpu", progress=False)
+    images, known = rng.integers(0, 256, (4, 36, 36, 1), dtype=np.uint8), rng.random((4, 81)) < 0.5
+    out = train(cfg, TrainData(torch.from_numpy(images), known, "s", 4), tmp_path, device="cpu", progress=False)
     assert out["steps"] == 2 and np.isfinite(out["loss"])
+    # The conditioning of a batch is [mask, masked image]: 1 on the given cells' pixels (cell r, c is
+    # patch 9 r + c), and the clean image there, 0 elsewhere. One item, so both rows of the batch are it.
+    from srm_bench.baselines.train import BatchMaker
+
+    batch = BatchMaker(cfg, torch.device("cpu"), rank=0, local_batch=2,
+                       data=TrainData(torch.from_numpy(images[:1]), known[:1], "s", 1))(0)
+    mask = torch.from_numpy(known[0].reshape(9, 9)).float().repeat_interleave(4, 0).repeat_interleave(4, 1)
+    clean = torch.from_numpy(images[0, :, :, 0]).float() / 127.5 - 1.0
+    assert batch.cond is not None and batch.cond.shape == (2, 2, 36, 36)
+    for row in batch.cond:
+        assert torch.equal(row[0], mask)
+        torch.testing.assert_close(row[1], clean * mask)
+    assert 0 < int(mask.sum()) < 36 * 36
 
 
 def test_ddp_two_cpu_processes_gloo(tmp_path: Path) -> None:

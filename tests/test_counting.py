@@ -13,6 +13,8 @@ from srm_bench.cli import main
 from srm_bench.errors import ChecksumError, SrmBenchError
 from srm_bench.dataset import load_dataset
 from srm_bench.evaluators import counting as ev
+from srm_bench.evaluators import train_counting as tc
+from srm_bench.io import file_sha256
 from srm_bench.generators import backgrounds as bgs
 from srm_bench.generators import counting as cg
 
@@ -323,7 +325,7 @@ def test_weights_are_small_and_pinned(shape: str) -> None:
     _needs_weights(shape)
     path = ev.weights_path(shape)
     assert path.stat().st_size <= 15 * 2 ** 20
-    assert ev.file_sha256(path) == json.loads(ev.PINS_FILE.read_text())[path.name]["sha256"]
+    assert file_sha256(path) == json.loads(ev.PINS_FILE.read_text())[path.name]["sha256"]
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -364,13 +366,13 @@ _TINY = dict(n_train=8, n_test=4, steps=3, max_seconds=None, batch_size=2, lr=1e
 
 
 def test_resumed_training_equals_an_uninterrupted_run(tmp_path: Path) -> None:
-    whole, report = ev.train_classifier("stars", **_TINY)
+    whole, report = tc.train_classifier("stars", **_TINY)
     assert report["steps_done"] == 3 and report["resumed_at_step"] == 0
     ckpt = tmp_path / "run.ckpt"
     # max_seconds=0 stops after the first step and leaves a checkpoint; the rerun does steps 2 and 3.
-    _, first = ev.train_classifier("stars", **{**_TINY, "max_seconds": 0.0}, checkpoint=ckpt)
+    _, first = tc.train_classifier("stars", **{**_TINY, "max_seconds": 0.0}, checkpoint=ckpt)
     assert first["steps_done"] == 1 and ckpt.exists()
-    resumed, second = ev.train_classifier("stars", **_TINY, checkpoint=ckpt)
+    resumed, second = tc.train_classifier("stars", **_TINY, checkpoint=ckpt)
     assert second["resumed_at_step"] == 1 and second["steps_done"] == 3
     a, b = whole.state_dict(), resumed.state_dict()
     assert a.keys() == b.keys()
@@ -381,12 +383,12 @@ def test_resumed_training_equals_an_uninterrupted_run(tmp_path: Path) -> None:
 
 def test_a_checkpoint_of_another_run_is_refused(tmp_path: Path) -> None:
     ckpt = tmp_path / "run.ckpt"
-    ev.train_classifier("stars", **{**_TINY, "max_seconds": 0.0}, checkpoint=ckpt)
+    tc.train_classifier("stars", **{**_TINY, "max_seconds": 0.0}, checkpoint=ckpt)
     with pytest.raises(SrmBenchError, match=r"belongs to another run: steps=3 \(now 5\)"):
-        ev.train_classifier("stars", **{**_TINY, "steps": 5}, checkpoint=ckpt)
+        tc.train_classifier("stars", **{**_TINY, "steps": 5}, checkpoint=ckpt)
     ckpt.write_bytes(ckpt.read_bytes()[:1000])
     with pytest.raises(SrmBenchError, match="not a readable training checkpoint"):
-        ev.train_classifier("stars", **_TINY, checkpoint=ckpt)
+        tc.train_classifier("stars", **_TINY, checkpoint=ckpt)
 
 
 def test_train_command_keeps_the_checkpoint_only_when_stopped_early(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -394,8 +396,8 @@ def test_train_command_keeps_the_checkpoint_only_when_stopped_early(tmp_path: Pa
     args = ["train-evaluator", "counting-polygons", "-o", str(tmp_path), "--n-train", "8", "--n-test", "4",
             "--steps", "3", "--batch-size", "2", "--device", "cpu", "--workers", "1"]
     ckpt = tmp_path / "counting-polygons.ckpt"
-    orig = ev.canonical_check
-    monkeypatch.setattr(ev, "canonical_check", lambda shape, model, device, n=500: orig(shape, model, device, n=2))
+    orig = tc.canonical_check
+    monkeypatch.setattr(tc, "canonical_check", lambda shape, model, device, n=500: orig(shape, model, device, n=2))
     with pytest.raises(SystemExit) as stop:
         main(args + ["--max-seconds", "0"])
     assert stop.value.code == 0
@@ -407,7 +409,7 @@ def test_train_command_keeps_the_checkpoint_only_when_stopped_early(tmp_path: Pa
     pins = json.loads((tmp_path / "counting-weights.json").read_text())
     entry = pins["counting-polygons.safetensors"]
     assert entry["steps_done"] == 3
-    assert ev.file_sha256(tmp_path / "counting-polygons.safetensors") == entry["sha256"]
+    assert file_sha256(tmp_path / "counting-polygons.safetensors") == entry["sha256"]
 
 
 def test_checkpoints_hold_only_tensors_and_plain_python_values(tmp_path: Path) -> None:
@@ -416,7 +418,7 @@ def test_checkpoints_hold_only_tensors_and_plain_python_values(tmp_path: Path) -
 
     ckpt = tmp_path / "run.ckpt"
     # saved after every step but the last, so the state after a cosine-schedule step is in it
-    ev.train_classifier("stars", **_TINY, checkpoint=ckpt, checkpoint_every=0.0)
+    tc.train_classifier("stars", **_TINY, checkpoint=ckpt, checkpoint_every=0.0)
     odd: list[str] = []
 
     def walk(x: object, where: str) -> None:
@@ -438,26 +440,26 @@ def test_training_degradations_are_seeded_mild_and_optional() -> None:
 
     gen, config, items = _items("stars", 16)
     clean = ev.to_unit(gen.render(config, {}, items), "cpu")
-    a = ev.degrade_batch(clean, torch.Generator().manual_seed(5))
-    b = ev.degrade_batch(clean, torch.Generator().manual_seed(5))
+    a = tc.degrade_batch(clean, torch.Generator().manual_seed(5))
+    b = tc.degrade_batch(clean, torch.Generator().manual_seed(5))
     assert torch.equal(a, b) and a.shape == clean.shape and 0.0 <= float(a.min()) and float(a.max()) <= 1.0
     changed = (a - clean).abs().flatten(1).amax(1) > 0
     assert 0 < int(changed.sum()) < 16  # some images degraded, some left clean
     assert float((a - clean).abs().mean()) < 0.02  # mild: the mean pixel moves by under 2%
     # with both probabilities at zero the batch comes back unchanged
-    off = {**ev.AUGMENT, "blur_p": 0.0, "noise_p": 0.0}
-    saved = dict(ev.AUGMENT)
+    off = {**tc.AUGMENT, "blur_p": 0.0, "noise_p": 0.0}
+    saved = dict(tc.AUGMENT)
     try:
-        ev.AUGMENT.update(off)
-        assert torch.equal(ev.degrade_batch(clean, torch.Generator().manual_seed(5)), clean)
+        tc.AUGMENT.update(off)
+        assert torch.equal(tc.degrade_batch(clean, torch.Generator().manual_seed(5)), clean)
     finally:
-        ev.AUGMENT.update(saved)
+        tc.AUGMENT.update(saved)
 
 
 def test_jpeg_training_images_do_not_depend_on_workers() -> None:
-    one, _, _ = ev.make_classifier_data("polygons", "train", 24, 0, 1, block=8, jpeg=True)
-    two, _, _ = ev.make_classifier_data("polygons", "train", 24, 0, 2, block=8, jpeg=True)
-    plain, _, _ = ev.make_classifier_data("polygons", "train", 24, 0, 1, block=8)
+    one, _, _ = tc.make_classifier_data("polygons", "train", 24, 0, 1, block=8, jpeg=True)
+    two, _, _ = tc.make_classifier_data("polygons", "train", 24, 0, 2, block=8, jpeg=True)
+    plain, _, _ = tc.make_classifier_data("polygons", "train", 24, 0, 1, block=8)
     assert np.array_equal(one, two)
     assert 0 < int((one != plain).reshape(24, -1).any(1).sum()) < 24
 
@@ -465,18 +467,18 @@ def test_jpeg_training_images_do_not_depend_on_workers() -> None:
 def test_init_starts_from_the_given_weights(tmp_path: Path) -> None:
     from safetensors.torch import load_file
 
-    model, report = ev.train_classifier("stars", **_TINY)
-    ev.save_weights(model, "stars", tmp_path, report)
+    model, report = tc.train_classifier("stars", **_TINY)
+    tc.save_weights(model, "stars", tmp_path, report)
     start = tmp_path / "counting-stars.safetensors"
     # lr 0: no parameter moves, so the model is exactly the file it started from
-    tuned, rep = ev.train_classifier("stars", **{**_TINY, "lr": 0.0, "steps": 1}, init=start, augment=True)
+    tuned, rep = tc.train_classifier("stars", **{**_TINY, "lr": 0.0, "steps": 1}, init=start, augment=True)
     want = load_file(str(start))
     got = tuned.state_dict()
-    assert rep["init_sha256"] == ev.file_sha256(start) and rep["augment"] == ev.AUGMENT
+    assert rep["init_sha256"] == file_sha256(start) and rep["augment"] == tc.AUGMENT
     assert all((got[k].float() == want[k].float()).all() for k in want if k.endswith("weight"))
     bad = tmp_path / "other.safetensors"
     from safetensors.torch import save_file
     import torch
     save_file({"x": torch.zeros(2)}, str(bad))
     with pytest.raises(SrmBenchError, match="not weights of the counting-stars classifier"):
-        ev.train_classifier("stars", **_TINY, init=bad)
+        tc.train_classifier("stars", **_TINY, init=bad)

@@ -196,7 +196,8 @@ def test_bad_files_get_one_warning_each_and_are_skipped(tmp_path, caplog):
     (("created",), 5),
 ])
 def test_odd_field_values_never_crash_the_leaderboard(tmp_path, path, value):
-    """Cases a fuzzer of malformed results found: the table still renders in every format."""
+    """Cases a fuzzer of malformed results found: the table renders in every format, and both the
+    odd result (accuracy 0.5) and a well-formed one beside it (0.2) keep their row and figure."""
     res = make_result()
     obj = res
     for k in path[:-1]:
@@ -206,8 +207,12 @@ def test_odd_field_values_never_crash_the_leaderboard(tmp_path, path, value):
     write(d, "odd.json", res)
     write(d, "fine.json", make_result(correct=100, samples_sha="f" * 64))
     frame = load_frame(default_dirs([d], checkout=False))
-    for fmt in ("md", "latex", "html", "csv", "json"):
-        assert render(frame, fmt)
+    rows = [r for r in json.loads(render(frame, "json")) if r["provenance"] == "user"]
+    assert sorted((r["model"], r["accuracy"]) for r in rows) == [("srm-small", 0.2), ("srm-small", 0.5)]
+    for fmt in ("md", "latex", "html"):
+        table = render(frame, fmt)
+        assert "0.500" in table and "0.200" in table, fmt
+    assert render(frame, "csv").count("srm-small") == 2
 
 
 def test_cli_warns_per_bad_file_without_traceback(tmp_path):

@@ -14,7 +14,7 @@ from srm_bench.digits import (
 from srm_bench.evaluators.sudoku import bad_cells, read_digits, sudoku_l1, tiles_of
 from srm_bench.generators.sudoku import random_solution
 from srm_bench.samples import write_samples
-from srm_bench.shards import file_sha256
+from srm_bench.io import file_sha256
 
 
 @pytest.fixture(scope="module")

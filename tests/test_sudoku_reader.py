@@ -19,7 +19,7 @@ from srm_bench.evaluators import digit_cnn as dc
 from srm_bench.evaluators.sudoku import READERS, sudoku_l1
 from srm_bench.generators.sudoku import random_solution
 from srm_bench.samples import write_samples
-from srm_bench.shards import file_sha256
+from srm_bench.io import file_sha256
 
 
 def heldout_fold() -> np.ndarray:
