@@ -31,7 +31,7 @@ def pretrained_path(name: str) -> Path:
         SrmBenchError: unknown name (the valid ones listed), or the file is missing.
         ChecksumError: the file differs from its SHA-256 pin.
     """
-    from srm_bench.shards import check_pinned_file
+    from srm_bench.io import check_pinned_file
 
     models = catalogue()
     if name not in models:
