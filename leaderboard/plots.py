@@ -19,6 +19,8 @@ from .store import COMPARABILITY, IDENTITY
 from .tables import METRIC_LABELS, build_table, layouts_for
 
 VERDICT_COLUMN = "bad_cells"
+# Fixed PNG text chunks (no matplotlib version, no date): the same results give the same bytes.
+PNG_METADATA = {"Software": "srm-bench"}
 
 
 def _figure(width: float, height: float) -> Any:
@@ -32,7 +34,7 @@ def _save(fig: Any, out: str | Path) -> Path:
     if out.suffix.lower() != ".png":
         raise SrmBenchError(f"{out}: plots are written as PNG; give a path ending in .png")
     with user_output(out) as tmp:
-        fig.savefig(tmp, format="png")
+        fig.savefig(tmp, format="png", metadata=PNG_METADATA)
     return out
 
 
