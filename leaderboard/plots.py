@@ -34,7 +34,8 @@ def _save(fig: Any, out: str | Path) -> Path:
     if out.suffix.lower() != ".png":
         raise SrmBenchError(f"{out}: plots are written as PNG; give a path ending in .png")
     with user_output(out) as tmp:
-        fig.savefig(tmp, format="png", metadata=PNG_METADATA)
+        # tight: a legend placed beside the axes (plot_difficulty) and a long title stay inside the image
+        fig.savefig(tmp, format="png", metadata=PNG_METADATA, bbox_inches="tight", pad_inches=0.1)
     return out
 
 

@@ -275,7 +275,9 @@ def _table_html(t: Table, frame: pd.DataFrame, tid: str, by_name: Mapping[str, E
         out.append(f'<tr class="r" id="{rid}" data-i="{i}" data-f="{e(" ".join(facets).lower())}">{cells}{vals}'
                    f'<td>{"<br>".join(file_links)}<br><a class="dl" href="#d-{rid}">details</a></td></tr>')
     out.append("</tbody></table>")
-    out.extend(f"<p><small>{e(n)}</small></p>" for n in t.notes)
+    notes = ["Brackets: the 95% interval (Wilson for rates, normal for means)." if n.startswith("± is half") else n
+             for n in t.notes]
+    out.extend(f"<p><small>{e(n)}</small></p>" for n in notes)
     return out
 
 

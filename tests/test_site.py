@@ -224,6 +224,11 @@ def browser():
 
 @pytest.fixture(scope="module")
 def shots(tmp_path_factory) -> Path:
+    """Screenshots go to a temporary folder, or to $SRM_BENCH_SCREENSHOTS where set (to look at them)."""
+    where = os.environ.get("SRM_BENCH_SCREENSHOTS")
+    if where:
+        Path(where).mkdir(parents=True, exist_ok=True)
+        return Path(where)
     return tmp_path_factory.mktemp("screenshots")
 
 
