@@ -29,13 +29,13 @@ def _figure(width: float, height: float) -> Any:
     return Figure(figsize=(width, height), dpi=100, layout="constrained")
 
 
-def _save(fig: Any, out: str | Path) -> Path:
+def _save(fig: Any, out: str | Path, *, tight: bool = False) -> Path:
     out = Path(out)
     if out.suffix.lower() != ".png":
         raise SrmBenchError(f"{out}: plots are written as PNG; give a path ending in .png")
     with user_output(out) as tmp:
         # tight: a legend placed beside the axes (plot_difficulty) and a long title stay inside the image
-        fig.savefig(tmp, format="png", metadata=PNG_METADATA, bbox_inches="tight", pad_inches=0.1)
+        fig.savefig(tmp, format="png", metadata=PNG_METADATA, **({"bbox_inches": "tight", "pad_inches": 0.1} if tight else {}))
     return out
 
 
@@ -106,7 +106,7 @@ def plot_difficulty(frame: pd.DataFrame, task: str, out: str | Path, *, metric: 
         ax.set_ylim(0, 1.05)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return _save(fig, out)
+    return _save(fig, out, tight=True)
 
 
 def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str = "accuracy",
