@@ -54,6 +54,7 @@ tr.r:hover{background:#f7f7ff}
 .detail{display:none;border:2px solid #88a;padding:0.5em 1em;margin:1em 0;background:#fafaff}
 .detail:target{display:block}
 .detail table td:first-child{font-family:monospace;white-space:nowrap}
+.grid img{max-width:100%}
 .plots img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}
 small{color:#555}
 .nw{white-space:nowrap}
@@ -200,7 +201,28 @@ def _links(entry: Entry, files: _Files) -> list[tuple[str, str]]:
     return out
 
 
-def _card(entry: Entry, links: list[tuple[str, str]]) -> list[str]:
+def _sample_grid(entry: Entry, root: Path, stem: str) -> str | None:
+    """A grid of the first samples with their verdicts (``plots.plot_samples``) where the samples
+    file the result scored is at hand (its recorded path, or beside the JSON); None otherwise."""
+    from .plots import plot_samples
+
+    res = entry.result
+    path, item = _source(entry.path)
+    recorded = (res.get("samples") or {}).get("path")
+    if item is not None or res["model"]["provenance"] == "paper" or not isinstance(recorded, str) or not recorded:
+        return None
+    if not (Path(recorded).is_file() or (path.parent / Path(recorded).name).is_file()):
+        return None
+    out = root / "plots" / f"samples-{stem}.png"
+    out.parent.mkdir(exist_ok=True)
+    try:
+        plot_samples(path, out, count=8, columns=4)
+    except SrmBenchError:
+        return None  # e.g. samples that are not the ones scored (hash differs), or a text-track result
+    return f"plots/{out.name}"
+
+
+def _card(entry: Entry, links: list[tuple[str, str]], grid: str | None = None) -> list[str]:
     """The model and sampler card of one result: budget first, then every field it records."""
     res = entry.result
     model = res["model"]
@@ -215,7 +237,12 @@ def _card(entry: Entry, links: list[tuple[str, str]]) -> list[str]:
             ("training budget", budget), ("GPU-hours", _value(training.get("gpu_hours"))),
             ("checkpoint SHA-256", _value(training.get("checkpoint_sha256")))]
     body = [f"<h3>{e(res['task'])} / {e(res['split'])} · {e(str(model['name']))}</h3>",
-            "<p>" + " · ".join(f'<a href="{e(h)}">{e(t)}</a>' for t, h in links) + "</p>", "<table>"]
+            "<p>" + " · ".join(f'<a href="{e(h)}">{e(t)}</a>' for t, h in links) + "</p>"]
+    if grid is not None:
+        body.append(f'<figure class="grid"><img src="{e(grid)}" alt="samples of {e(str(model["name"]))} with their verdicts">'
+                    "<figcaption><small>The first samples, each titled with its verdict from the per-sample CSV "
+                    "(Sudoku: cells that break a rule framed in red).</small></figcaption></figure>")
+    body.append("<table>")
     body += [f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in head]
     metrics = res.get("metrics") or {}
     for k in sorted(metrics):
@@ -266,10 +293,11 @@ def _table_html(t: Table, frame: pd.DataFrame, tid: str, by_name: Mapping[str, E
                                 f"{e(str(r.labels.get('sampler')))}</p>"]
         for x in entries:
             links = _links(x, files)
+            grid = _sample_grid(x, files.root.parent, f"{rid}-{x.result['split']}")
             tag = f"{x.result['split']}: " if len(entries) > 1 else ""
             file_links.append(f'<span class="nw">{e(tag)}' + " ".join(
                 f'<a href="{e(h)}">{"JSON" if "JSON" in t_ else "CSV"}</a>' for t_, h in links) + "</span>")
-            card += _card(x, links)
+            card += _card(x, links, grid)
         card.append("</section>")
         details.extend(card)
         out.append(f'<tr class="r" id="{rid}" data-i="{i}" data-f="{e(" ".join(facets).lower())}">{cells}{vals}'

@@ -160,6 +160,42 @@ def test_failed_results_are_shown_as_such(tmp_path):
     assert "tampered-model" not in text.split('<table id="failed">')[0]  # never in the ranked tables
 
 
+@pytest.fixture(scope="module")
+def scored_site(tmp_path_factory) -> Path:
+    """A site with one submitted Sudoku result whose samples are at hand (sample 1 has two swapped cells)."""
+    import numpy as np
+
+    from srm_bench.dataset import load_dataset
+    from srm_bench.evaluation import evaluate
+    from srm_bench.generation import generate
+    from srm_bench.samples import write_samples
+
+    tmp = tmp_path_factory.mktemp("scored")
+    ds = load_dataset(generate("sudoku", "hard", n=4, seed=5, out=tmp / "ds"))
+    images = ds.images().copy()
+    a = images[1, 0:28, 0:28].copy()
+    images[1, 0:28, 0:28] = images[1, 0:28, 112:140]
+    images[1, 0:28, 112:140] = a
+    samples = write_samples(tmp / "s.h5", images, task="sudoku", split="hard", dataset_sha256=ds.content_sha256,
+                            index=np.arange(4), model={"name": "swap-test", "provenance": "user",
+                                                       "sampler": {"name": "parallel"}})
+    evaluate(samples, reference=tmp / "ds", out=tmp / "results")
+    build_site(tmp / "site", default_dirs([tmp / "results"]), task="sudoku")
+    return tmp / "site"
+
+
+def test_detail_view_has_the_sample_grid_where_samples_are_at_hand(scored_site, site):
+    import numpy as np
+    from PIL import Image
+
+    text = (scored_site / "sudoku.html").read_text(encoding="utf-8")
+    grids = re.findall(r'<img src="(plots/samples-[^"]+\.png)" alt="samples of ([^"]+) with', text)
+    assert [g[1] for g in grids] == ["swap-test"]  # the committed results' samples are not at hand: no grid
+    arr = np.asarray(Image.open(scored_site / grids[0][0]).convert("RGB")).astype(int)
+    assert ((arr[..., 0] > arr[..., 1] + 60) & (arr[..., 0] > arr[..., 2] + 60)).sum() > 500  # broken cells in red
+    assert not list((site / "plots").glob("samples-*"))
+
+
 @pytest.mark.parametrize("case", ["empty", "file-parent", "not-a-site"])
 def test_bad_input_one_line_exit_1_nothing_left(tmp_path, case):
     args: list[str]
@@ -301,3 +337,13 @@ def test_detail_view_opens(browser, site, shots):
     browser.save_screenshot(str(shots / "detail.png"))
     detail.find_element("link text", "close").click()
     assert not detail.is_displayed()
+
+
+def test_detail_view_shows_its_sample_grid(browser, scored_site, shots):
+    _open(browser, scored_site / "sudoku.html")
+    row = next(r for r in browser.find_elements("css selector", "tr.r") if "swap-test" in r.text)
+    row.find_element("css selector", "a.dl").click()
+    img = browser.find_element("css selector", "section.detail:target img")
+    assert img.is_displayed() and browser.execute_script("return arguments[0].naturalWidth", img) > 300
+    browser.save_screenshot(str(shots / "detail-samples.png"))
+    assert [x for x in browser.get_log("browser") if x["level"] == "SEVERE"] == []
