@@ -42,6 +42,7 @@ def _write_text(text: str, out: Path | None) -> None:
         "  srm-bench leaderboard --format csv > all.csv          # one row per result, every metric\n"
         "  srm-bench leaderboard --appendix -o leaderboard/LEADERBOARD.md   # regenerate the committed page\n"
         "  srm-bench leaderboard --verify -r results/            # check every result; exit 1 if any fails\n"
+        "  srm-bench leaderboard --site out/site                 # a static site: sortable tables, details, plots\n"
     ),
 )
 @click.option("--task", "-t", default=None, help="Only this task (sudoku, even-pixels, counting-polygons, ...).")
@@ -56,8 +57,12 @@ def _write_text(text: str, out: Path | None) -> None:
 @click.option("--verify", is_flag=True,
               help="Only check every result (ranges, intervals, per-sample CSV, provenance): list each one that "
                    "fails and exit 1 if any does.")
+@click.option("--site", type=click.Path(path_type=Path), default=None,
+              help="Write a self-contained static site to this folder (one page per task, sortable and filterable "
+                   "tables, a detail view per row, the result files, plots) instead of a table; opens from the file "
+                   "system or any static host. An earlier site there is replaced.")
 def leaderboard(task: str | None, results: tuple[Path, ...], fmt: str, appendix: bool, no_paper: bool,
-                no_committed: bool, out: Path | None, verify: bool) -> None:
+                no_committed: bool, out: Path | None, verify: bool, site: Path | None) -> None:
     """Every result side by side with the paper's figures, in the paper's table layouts.
 
     Reads the packaged paper figures, the checkout's leaderboard/results/ and every --results
@@ -68,6 +73,17 @@ def leaderboard(task: str | None, results: tuple[Path, ...], fmt: str, appendix:
     Results from different evaluator versions, datasets, background sources or sample counts
     never share a cell: they get their own rows.
     """
+    if site is not None:
+        if verify or out is not None:
+            raise click.UsageError("--site writes a folder; it does not combine with --verify or --out")
+        from .site import build_site
+        from .store import default_dirs
+
+        counts = build_site(site, default_dirs(results, paper=not no_paper, checkout=not no_committed), task=task,
+                            appendix=appendix, require=results)
+        click.echo(f"wrote {site}: {counts['pages']} pages, {counts['rows']} rows"
+                   + (f", {counts['failed']} result(s) failed verification (listed on the pages)" if counts["failed"] else ""))
+        return
     if verify:
         from srm_bench.errors import SrmBenchError
 

@@ -19,6 +19,8 @@ from .store import COMPARABILITY, IDENTITY
 from .tables import METRIC_LABELS, build_table, layouts_for
 
 VERDICT_COLUMN = "bad_cells"
+# Fixed PNG text chunks (no matplotlib version, no date): the same results give the same bytes.
+PNG_METADATA = {"Software": "srm-bench"}
 
 
 def _figure(width: float, height: float) -> Any:
@@ -27,12 +29,13 @@ def _figure(width: float, height: float) -> Any:
     return Figure(figsize=(width, height), dpi=100, layout="constrained")
 
 
-def _save(fig: Any, out: str | Path) -> Path:
+def _save(fig: Any, out: str | Path, *, tight: bool = False) -> Path:
     out = Path(out)
     if out.suffix.lower() != ".png":
         raise SrmBenchError(f"{out}: plots are written as PNG; give a path ending in .png")
     with user_output(out) as tmp:
-        fig.savefig(tmp, format="png")
+        # tight: a legend placed beside the axes (plot_difficulty) and a long title stay inside the image
+        fig.savefig(tmp, format="png", metadata=PNG_METADATA, **({"bbox_inches": "tight", "pad_inches": 0.1} if tight else {}))
     return out
 
 
@@ -103,7 +106,7 @@ def plot_difficulty(frame: pd.DataFrame, task: str, out: str | Path, *, metric: 
         ax.set_ylim(0, 1.05)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return _save(fig, out)
+    return _save(fig, out, tight=True)
 
 
 def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str = "accuracy",

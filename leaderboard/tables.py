@@ -132,6 +132,7 @@ class Cell:
     n: int | None
     bold: bool = False
     flagged: bool = False  # an accuracy of samples that did not keep the puzzle's given cells: never best
+    path: str | None = None  # the result this figure comes from (its file; ``#i`` for an item of a result set)
 
 
 @dataclass
@@ -272,7 +273,7 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
             for i, r in picked.items():
                 m = columns[i].metric
                 row_cells[i] = Cell(float(r[m]), r.get(f"{m}_lo"), r.get(f"{m}_hi"), r.get("n"),
-                                    flagged=m == "accuracy" and _givens_broken(r))
+                                    flagged=m == "accuracy" and _givens_broken(r), path=r.get("path"))
             knobs = tuple(_sortable(rec.get(f)) for f in IDENTITY if f not in _SAMPLER_FIELDS)
             own = bool(set(tables) & set(layout.paper_tables)) or not tables
             sort_key = (list(GROUPS).index(rec["provenance"]), 0 if own else _table_number(labels["ref"]),
