@@ -54,7 +54,10 @@ class SudokuStream:
     def __init__(self, device: str | torch.device, *, data_seed: int = 0, grid_classes: int | None = None,
                  mnist: str | None = None) -> None:
         from srm_bench.digits import pool_for
-        from srm_bench.generators.sudoku import DEFAULT_GRID_CLASSES, base_grid
+        from srm_bench.registry import get_task
+
+        gen = get_task("sudoku").generator_module()  # through the registry: no import across subsystems
+        DEFAULT_GRID_CLASSES, base_grid = gen.DEFAULT_GRID_CLASSES, gen.base_grid
 
         self.device = torch.device(device)
         classes = DEFAULT_GRID_CLASSES if grid_classes is None else int(grid_classes)
@@ -123,7 +126,11 @@ class EvenPixelsStream:
     task = "even-pixels"
 
     def __init__(self, device: str | torch.device) -> None:
-        from srm_bench.generators.even_pixels import HALF, HUE_OFFSET_MAX, PIXELS, SATURATION, SIZE, VALUE
+        from srm_bench.registry import get_task
+
+        gen = get_task("even-pixels").generator_module()
+        HALF, HUE_OFFSET_MAX, PIXELS = gen.HALF, gen.HUE_OFFSET_MAX, gen.PIXELS
+        SATURATION, SIZE, VALUE = gen.SATURATION, gen.SIZE, gen.VALUE
 
         self.device = torch.device(device)
         self.size, self.pixels, self.half = SIZE, PIXELS, HALF
