@@ -279,31 +279,23 @@ def train_member(images: np.ndarray, labels: np.ndarray, *, epochs: int, seed: i
     """Train one member from scratch with augmentation; returns it in eval mode."""
     import torch
     import torch.nn.functional as F
-    from tqdm.auto import tqdm
+
+    from srm_bench.digits import fit_classifier
 
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
-    x = torch.from_numpy(np.ascontiguousarray(images))
+    x = torch.from_numpy(np.array(images))  # a copy: the embedded digits are read-only
     y = torch.from_numpy(labels.astype(np.int64))
     model = build_cnn()
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
-    steps = epochs * math.ceil(len(x) / batch_size)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps, pct_start=0.2)
     n_neg = max(1, int(round(batch_size * no_digit_fraction)))
-    model.train()
-    for _ in tqdm(range(epochs), desc=desc, unit="epoch", disable=not progress):
-        perm = torch.randperm(len(x), generator=gen)
-        for s in range(0, len(x), batch_size):
-            idx = perm[s:s + batch_size]
-            xb = torch.cat([augment(x[idx], gen), no_digit_tiles(n_neg, gen)])
-            yb = torch.cat([y[idx], torch.full((n_neg,), NO_DIGIT, dtype=torch.int64)])
-            loss = F.cross_entropy(model(xb), yb)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-    model.eval()
-    return model
+
+    def batch_loss(idx):
+        xb = torch.cat([augment(x[idx], gen), no_digit_tiles(n_neg, gen)])
+        yb = torch.cat([y[idx], torch.full((n_neg,), NO_DIGIT, dtype=torch.int64)])
+        return F.cross_entropy(model(xb), yb)
+
+    return fit_classifier(model, len(x), batch_loss, gen=gen, epochs=epochs, batch_size=batch_size, lr=lr,
+                          weight_decay=5e-4, pct_start=0.2, desc=desc, progress=progress)
 
 
 # ----------------------------------------------------------------------------- reader checks

@@ -15,7 +15,7 @@ from typing import Any
 import click
 import numpy as np
 
-from srm_bench.digits import HIDDEN, build_mlp, classify, embedded_digits, embedded_split, mnist_idx_digits
+from srm_bench.digits import HIDDEN, build_mlp, classify, fit_classifier, embedded_digits, embedded_split, mnist_idx_digits
 from srm_bench.errors import SrmBenchError
 from srm_bench.io import atomic_output, file_sha256, write_json_atomic
 
@@ -57,28 +57,18 @@ def train_digit_mlp(images: np.ndarray, labels: np.ndarray, *, epochs: int = 400
     """Train the digit MLP from scratch with augmentation; returns the model in eval mode."""
     import torch
     import torch.nn.functional as F
-    from tqdm.auto import tqdm
 
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
-    x = torch.from_numpy(np.ascontiguousarray(images))
+    x = torch.from_numpy(np.array(images))  # a copy: the embedded digits are read-only
     y = torch.from_numpy(labels.astype(np.int64))
     model = build_mlp()
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    steps = epochs * math.ceil(len(x) / batch_size)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
-    model.train()
-    for _ in tqdm(range(epochs), desc="digit-mlp", unit="epoch", disable=not progress):
-        perm = torch.randperm(len(x), generator=gen)
-        for s in range(0, len(x), batch_size):
-            idx = perm[s:s + batch_size]
-            loss = F.cross_entropy(model(_augment(x[idx], gen)), y[idx], label_smoothing=0.05)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-    model.eval()
-    return model
+
+    def batch_loss(idx):
+        return F.cross_entropy(model(_augment(x[idx], gen)), y[idx], label_smoothing=0.05)
+
+    return fit_classifier(model, len(x), batch_loss, gen=gen, epochs=epochs, batch_size=batch_size, lr=lr,
+                          weight_decay=1e-4, desc="digit-mlp", progress=progress)
 
 
 def accuracy(model, images: np.ndarray, labels: np.ndarray) -> float:

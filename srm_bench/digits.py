@@ -180,6 +180,32 @@ def build_mlp():
     return DigitMLP()
 
 
+def fit_classifier(model, count: int, batch_loss, *, gen, epochs: int, batch_size: int, lr: float,
+                   weight_decay: float, pct_start: float = 0.3, desc: str = "classifier", progress: bool = True):
+    """The epoch loop of the digit readers: AdamW with a one-cycle schedule over ``epochs``
+    shuffles of ``count`` items (order from ``gen``); ``batch_loss(idx)`` returns the loss of
+    one batch of item indices. Returns the model in eval mode."""
+    import math
+
+    import torch
+    from tqdm.auto import tqdm
+
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * math.ceil(count / batch_size),
+                                                pct_start=pct_start)
+    model.train()
+    for _ in tqdm(range(epochs), desc=desc, unit="epoch", disable=not progress):
+        perm = torch.randperm(count, generator=gen)
+        for s in range(0, count, batch_size):
+            loss = batch_loss(perm[s:s + batch_size])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+    model.eval()
+    return model
+
+
 def weights_path() -> Path:
     return Path(str(resources.files("srm_bench").joinpath("weights", WEIGHTS_FILE)))
 
