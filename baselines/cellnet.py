@@ -110,20 +110,21 @@ class CellNet(nn.Module):
         flat = ch * sizes[-1] ** 2
         self.pos = nn.Parameter(torch.zeros(1, self.num_vars, c.hidden))
         nn.init.normal_(self.pos, std=0.02)
-        if c.pos == "rcb":
-            # Row, column and (where the side is a square, as Sudoku's 9 = 3 x 3) box embeddings
-            # at unit scale: a variable's relations (same row / column / box) are then a sum of
-            # three shared vectors that attention reads at once, where a free embedding per
-            # variable must learn them (the symbolic probe in docs/sudoku-baselines.md).
+        if c.pos in ("rc", "rcb"):
+            # Row and column (and with "rcb", where the side is a square as Sudoku's 9 = 3 x 3, box)
+            # embeddings at unit scale: a variable's relations (same row / column / box) are then
+            # sums of shared vectors that attention reads at once, where a free embedding per
+            # variable must learn them (benchmarks/probe_positions.py, docs/sudoku-baselines.md).
             g = self.side
             idx = torch.arange(self.num_vars)
-            box = math.isqrt(g)
             self.register_buffer("rows", idx // g, persistent=False)
             self.register_buffer("cols", idx % g, persistent=False)
-            boxes = (idx // g // box) * box + (idx % g) // box if box * box == g else torch.zeros_like(idx)
-            self.register_buffer("boxes", boxes, persistent=False)
             self.row_emb = nn.Embedding(g, c.hidden)
             self.col_emb = nn.Embedding(g, c.hidden)
+        if c.pos == "rcb":
+            box = math.isqrt(g)
+            boxes = (idx // g // box) * box + (idx % g) // box if box * box == g else torch.zeros_like(idx)
+            self.register_buffer("boxes", boxes, persistent=False)
             self.box_emb = nn.Embedding(g, c.hidden)
         self.t_token = nn.Sequential(nn.Linear(emb, c.hidden), nn.SiLU(), nn.Linear(c.hidden, c.hidden))
         self.blocks = nn.ModuleList([DiTBlock(c.hidden, c.heads, c.mlp_ratio) for _ in range(c.depth)])
@@ -181,8 +182,11 @@ class CellNet(nn.Module):
                 s = self.sizes[-1]
                 h = torch.zeros(cells.shape[0], c.channels[-1], s, s, device=x.device, dtype=dtype)
         tok = tok.reshape(b, self.num_vars, c.hidden) + self.pos
-        if c.pos == "rcb":
-            tok = tok + (self.row_emb(self.rows) + self.col_emb(self.cols) + self.box_emb(self.boxes)).to(tok.dtype)
+        if c.pos in ("rc", "rcb"):
+            grid_pos = self.row_emb(self.rows) + self.col_emb(self.cols)
+            if c.pos == "rcb":
+                grid_pos = grid_pos + self.box_emb(self.boxes)
+            tok = tok + grid_pos.to(tok.dtype)
         cvec = F.silu(self.t_token(e)).reshape(b, self.num_vars, c.hidden)
         for blk in self.blocks:
             tok = blk(tok, cvec)

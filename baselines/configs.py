@@ -102,7 +102,7 @@ class CellNetConfig:
     decoder: str = "conv"  # "conv": conv decoder with skips; "mlp": per-subpatch MLP (linear encoder only)
     sub_patch: int = 4  # side of a subpatch of the "mlp" decoder
     dec_hidden: int = 128  # width of the "mlp" decoder
-    pos: str = "learned"  # "learned": one embedding per variable (init std 0.02); "rcb": row + column (+ box) embeddings
+    pos: str = "learned"  # "learned": one embedding per variable (init std 0.02); "rc": row + column embeddings; "rcb": + box
     classes: int = 0  # >0: a head reading each variable's class (Sudoku digit) from its token, for an auxiliary loss
     arch: str = "cellnet"
 
@@ -117,8 +117,8 @@ class CellNetConfig:
             raise SrmBenchError(f"unknown CellNet decoder {self.decoder!r}; valid: conv, mlp")
         if self.decoder == "mlp" and (self.encoder != "linear" or self.patch_size % self.sub_patch):
             raise SrmBenchError("the mlp decoder needs the linear encoder and a sub_patch that divides the patch size")
-        if self.pos not in ("learned", "rcb"):
-            raise SrmBenchError(f"unknown CellNet position embedding {self.pos!r}; valid: learned, rcb")
+        if self.pos not in ("learned", "rc", "rcb"):
+            raise SrmBenchError(f"unknown CellNet position embedding {self.pos!r}; valid: learned, rc, rcb")
         if self.classes < 0:
             raise SrmBenchError(f"classes must be >= 0 (got {self.classes})")
         for ch in self.channels:

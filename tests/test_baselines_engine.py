@@ -307,6 +307,12 @@ def test_rcb_positions_tie_rows_columns_and_boxes() -> None:
     assert out.logits.shape == (2, 81, 9)
     with pytest.raises(SrmBenchError, match="position embedding"):
         CellNetConfig(pos="sincos").validate()
+    rc = CellNet(CellNetConfig(channels=(8,), hidden=16, depth=1, heads=2, groups=4, emb_channels=16, time_channels=16,
+                               encoder="linear", decoder="mlp", dec_hidden=16, pos="rc"))
+    assert hasattr(rc, "row_emb") and not hasattr(rc, "box_emb")
+    # Cells of one row share its embedding: the position code of (0, 0) and (0, 5) differ by columns only.
+    p = rc.row_emb(rc.rows) + rc.col_emb(rc.cols)
+    torch.testing.assert_close(p[5] - p[0], rc.col_emb.weight[5] - rc.col_emb.weight[0])
     with pytest.raises(SrmBenchError, match="per-variable classes"):
         make_config("even-pixels", "srm", "cell-aux")
 
