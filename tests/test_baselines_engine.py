@@ -178,6 +178,7 @@ def test_init_refuses_other_models_and_foreign_files(tmp_path: Path) -> None:
         load_weights(tmp_path / "missing.safetensors")
 
 
+@pytest.mark.slow
 def test_tiny_sudoku_trains_on_cpu_from_the_stream_and_logs_accuracy(tmp_path: Path, capsys) -> None:
     code, err = run_cli(["-q", "train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o",
                          str(tmp_path / "r"), "--steps", "2", "--eval-every", "2", "--eval-count", "2",

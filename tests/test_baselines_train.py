@@ -104,6 +104,7 @@ def test_ddpm_sudoku_step_uses_the_mask(tmp_path: Path) -> None:
     assert 0 < int(mask.sum()) < 36 * 36
 
 
+@pytest.mark.slow
 def test_ddp_two_cpu_processes_gloo(tmp_path: Path) -> None:
     script = tmp_path / "ddp.py"
     script.write_text(textwrap.dedent(f"""

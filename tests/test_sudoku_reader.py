@@ -39,6 +39,7 @@ def heldout_reading():
     return ds.images[held], ds.labels[held], probs
 
 
+@pytest.mark.slow
 def test_fold_is_the_last_100_per_class_and_never_trained_on(monkeypatch, tmp_path) -> None:
     held = heldout_fold()
     assert held.sum() == 1000 and (embedded_split()[1] == held).all()
@@ -105,6 +106,7 @@ def test_heldout_digits_meet_the_target(heldout_reading) -> None:
     assert acc == pytest.approx(dc.weights_info()["heldout_accuracy_1_9"], abs=1e-9)
 
 
+@pytest.mark.slow
 def test_grids_of_heldout_digits_pool_digits_and_corrupted_cells() -> None:
     ds = embedded_digits()
     held = heldout_fold()
@@ -225,6 +227,7 @@ def test_a_cell_without_digit_is_flagged_and_counts_nowhere() -> None:
     assert {tuple(int(v) for v in x) for x in np.argwhere(bad_cells(h)[0])} == {(4, 4)}
 
 
+@pytest.mark.slow
 def test_check_script_prints_both_readers(monkeypatch, capsys) -> None:
     import importlib.util
     from pathlib import Path
