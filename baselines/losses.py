@@ -7,7 +7,8 @@ patches that train.
 Optional (``cls > 0``, a model with a class head): the cross-entropy of each training
 patch's class (the Sudoku digit of the cell), unweighted by 1 / p(t), averaged over the same
 patches. It is an auxiliary signal for the reasoning part of the network, not part of the
-denoising objective; the sampler never reads the logits.
+denoising objective: samples are drawn from the denoiser's mean alone, and the logits are read
+only by the optional predicted-order variant ``uncertainty="entropy"``.
 """
 from __future__ import annotations
 
