@@ -132,14 +132,17 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
 @click.option("--name", default=None, help="Model name for the leaderboard [baseline-arch-preset].")
 @click.option("--frames", type=click.Path(path_type=Path), default=None,
               help="Folder for PNGs of the process (sample, x0_hat, levels, uncertainty) of the first sample.")
-@click.option("--frame-every", type=int, default=50, show_default=True, help="Steps between two frames.")
+@click.option("--frame-every", type=int, default=50, show_default=True, help="Steps between two frames (PNGs or animation).")
+@click.option("--animate", type=click.Path(path_type=Path), default=None,
+              help="A .gif (or .mp4, with the imageio-ffmpeg package) of the first sample's process: sample, x0_hat, "
+                   "noise levels and uncertainty side by side.")
 @click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="Samples HDF5 to write.")
 @click.pass_context
 def sample(ctx: click.Context, checkpoint: Path | None, pretrained: str | None, sampler: str, order: str | None, overlap: float, top_k: int,
            uncertainty: str, steps: int,
            eta: float, split: str | None, reference: Path | None, count: int | None, seed: int, batch_size: int,
            device: str | None, ema: bool, task: str | None, preset: str | None, name: str | None, frames: Path | None,
-           frame_every: int,
+           frame_every: int, animate: Path | None,
            out: Path) -> None:
     """Sample a trained baseline; 'srm-bench evaluate OUT' scores the file."""
     from srm_bench.errors import SrmBenchError
@@ -160,7 +163,7 @@ def sample(ctx: click.Context, checkpoint: Path | None, pretrained: str | None, 
     path = sample_checkpoint(checkpoint, cfg, out, split=split, reference=reference, count=count, seed=seed,
                              device=device, batch_size=batch_size, ema=ema, task=task, preset=preset, name=name,
                              progress=_progress(ctx),
-                             frames=frames, frame_every=frame_every)
+                             frames=frames, frame_every=frame_every, animate=animate)
     click.echo(str(path))
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -117,16 +118,13 @@ def sample_images(model: torch.nn.Module, cfg: TrainConfig, sampler: SamplerConf
     return out
 
 
-def frame_writer(folder: str | Path, every: int, patch: int) -> Callable[[dict[str, Any]], None]:
-    """A sampler callback that saves, every ``every`` steps, a PNG of the first sample of the
-    batch: current image | one-step prediction x0_hat | noise levels (white = 1) | uncertainty
-    (dark = low), the panels of the paper's Figure 5.
-    """
-    from PIL import Image
+PANELS = ("sample", "x0-hat", "noise level", "uncertainty")
 
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
 
+def render_frame(info: dict[str, Any]) -> np.ndarray:
+    """(H, 4W, 3) uint8 picture of the first sample of a sampler callback's batch: current
+    image | one-step prediction x0_hat | noise levels (white = 1) | uncertainty (dark = low),
+    the panels of the paper's Figure 5."""
     def to_u8(img: torch.Tensor) -> np.ndarray:
         arr = ((img.float().clamp(-1, 1) + 1) * 127.5).round().to(torch.uint8).permute(1, 2, 0).cpu().numpy()
         return np.repeat(arr, 3, axis=2) if arr.shape[2] == 1 else arr
@@ -137,18 +135,92 @@ def frame_writer(folder: str | Path, every: int, patch: int) -> Callable[[dict[s
         g = torch.nn.functional.interpolate(g, size=(size, size), mode="nearest")[0]
         return to_u8(g * 2 - 1)
 
+    x, x0 = info["x"][0], info["x0_hat"][0]
+    size = x.shape[-1]
+    lv = info["logvar"][0].float()
+    span = (lv.max() - lv.min()).clamp_min(1e-6)
+    panels = [to_u8(x), to_u8(x0), grid_map(info["t"][0], size), grid_map((lv - lv.min()) / span, size)]
+    return np.concatenate(panels, axis=1)
+
+
+def frame_writer(folder: str | Path, every: int, patch: int) -> Callable[[dict[str, Any]], None]:
+    """A sampler callback that saves :func:`render_frame` as a PNG every ``every`` steps."""
+    from PIL import Image
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+
     def callback(info: dict[str, Any]) -> None:
         step = info["step"]
         if step % every and step != 0:
             return
-        x, x0 = info["x"][0], info["x0_hat"][0]
-        size = x.shape[-1]
-        lv = info["logvar"][0].float()
-        span = (lv.max() - lv.min()).clamp_min(1e-6)
-        panels = [to_u8(x), to_u8(x0), grid_map(info["t"][0], size), grid_map((lv - lv.min()) / span, size)]
-        Image.fromarray(np.concatenate(panels, axis=1)).save(folder / f"step{step:05d}.png")
+        Image.fromarray(render_frame(info)).save(folder / f"step{step:05d}.png")
 
     return callback
+
+
+class Animator:
+    """A sampler callback that keeps :func:`render_frame` every ``every`` steps (and the last
+    step), captioned with the panel names and the step; :meth:`save` writes a GIF (always) or
+    an MP4 (where the imageio-ffmpeg package provides an ffmpeg binary), atomically.
+
+    Raises:
+        SrmBenchError: a suffix other than .gif / .mp4, or .mp4 without imageio-ffmpeg.
+    """
+
+    def __init__(self, path: str | Path, every: int, total: int, fps: float = 12.0) -> None:
+        self.path, self.every, self.total, self.fps = Path(path), max(1, int(every)), int(total), float(fps)
+        if self.path.suffix.lower() not in (".gif", ".mp4"):
+            raise SrmBenchError(f"{self.path}: an animation is a .gif or an .mp4")
+        if self.path.suffix.lower() == ".mp4":
+            try:
+                import imageio_ffmpeg  # noqa: F401
+            except ImportError:
+                raise SrmBenchError(f"{self.path}: .mp4 needs the imageio-ffmpeg package (pip install imageio-ffmpeg); "
+                                    "or write a .gif") from None
+        self.frames: list[np.ndarray] = []
+
+    def __call__(self, info: dict[str, Any]) -> None:
+        step = int(info["step"])
+        if step % self.every == 0 or step == self.total - 1:
+            self.frames.append(self._caption(render_frame(info), step + 1))
+
+    def _caption(self, frame: np.ndarray, step: int) -> np.ndarray:
+        from PIL import Image, ImageDraw
+
+        w = frame.shape[1] // len(PANELS)
+        bar = Image.new("RGB", (frame.shape[1], 14), (255, 255, 255))
+        draw = ImageDraw.Draw(bar)
+        for i, name in enumerate(PANELS):
+            draw.text((i * w + 3, 1), name, fill=(0, 0, 0))
+        draw.text((frame.shape[1] - 90, 1), f"NFE {step}/{self.total}", fill=(0, 0, 0))
+        return np.concatenate([np.asarray(bar), frame], axis=0)
+
+    def save(self) -> Path:
+        from PIL import Image
+
+        if not self.frames:
+            raise SrmBenchError("no frames were recorded; nothing to animate")
+        tmp = self.path.with_name(self.path.name + ".tmp" + self.path.suffix)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if self.path.suffix.lower() == ".gif":
+                imgs = [Image.fromarray(f) for f in self.frames]
+                durations = [int(1000 / self.fps)] * (len(imgs) - 1) + [2000]  # hold the result
+                imgs[0].save(tmp, save_all=True, append_images=imgs[1:], duration=durations, loop=0, optimize=True)
+            else:
+                import imageio_ffmpeg
+
+                h, w = self.frames[0].shape[:2]
+                writer = imageio_ffmpeg.write_frames(str(tmp), (w, h), fps=self.fps, macro_block_size=1)
+                writer.send(None)
+                for f in self.frames + [self.frames[-1]] * int(2 * self.fps):
+                    writer.send(np.ascontiguousarray(f))
+                writer.close()
+            os.replace(tmp, self.path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return self.path
 
 
 def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str | Path, *, split: str | None = None,
@@ -156,7 +228,8 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
                       device: str | None = None, batch_size: int = 64, ema: bool = True, task: str | None = None,
                       preset: str | None = None,
                       name: str | None = None, progress: bool = False, overwrite: bool = False,
-                      frames: str | Path | None = None, frame_every: int = 50) -> Path:
+                      frames: str | Path | None = None, frame_every: int = 50,
+                      animate: str | Path | None = None) -> Path:
     """Sample a checkpoint over a split and write an evaluable samples HDF5.
 
     Args:
@@ -169,6 +242,8 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
         count: number of samples (default: the whole puzzle set, or 500).
         task, preset: if given, must be the checkpoint's.
         frames: folder for PNGs of the first sample every ``frame_every`` steps.
+        animate: a .gif (or .mp4) of the first sample's sampling process, a frame every
+            ``frame_every`` steps (see :class:`Animator`).
 
     Raises:
         SrmBenchError: a checkpoint of another task, a reference of another task, knobs that
@@ -222,9 +297,19 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
         dataset_sha = pin["content_sha256"] if pin else None
         indices = np.arange(500 if count is None else count)
     t0 = time.perf_counter()
-    callback = None if frames is None else frame_writer(frames, frame_every, cfg.model["patch_size"])
+    callbacks: list[Callable[[dict[str, Any]], None]] = []
+    if frames is not None:
+        callbacks.append(frame_writer(frames, frame_every, cfg.model["patch_size"]))
+    animator = None if animate is None else Animator(animate, frame_every, sampler.steps)
+    if animator is not None:
+        callbacks.append(animator)
+
+    def callback(info: dict[str, Any]) -> None:
+        for cb in callbacks:
+            cb(info)
+
     images = sample_images(model, cfg, sampler, indices, seed=seed, device=device, batch_size=batch_size,
-                           given=given, known=known, progress=progress, callback=callback)
+                           given=given, known=known, progress=progress, callback=callback if callbacks else None)
     wall = time.perf_counter() - t0
     n_params = sum(p.numel() for p in model.parameters())
     rec = state.get("record") or state  # the training record (checkpoints of this version, weights files)
@@ -245,4 +330,6 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
     write_samples(out, images, task=cfg.task, split=split, dataset_sha256=dataset_sha, index=indices,
                   model=model_ref, overwrite=overwrite)
     log.info("wrote %d samples to %s in %.1f s", len(images), out, wall)
+    if animator is not None:
+        log.info("wrote the animation %s", animator.save())
     return out

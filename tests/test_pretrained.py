@@ -109,3 +109,34 @@ def test_entropy_uncertainty_orders_by_the_class_head(tmp_path: Path, capsys: py
         from dataclasses import replace
         sample_images(model, replace(cfg, model={**cfg.model, "classes": 0}), sampler, np.arange(1), seed=0,
                       device="cpu", given=given, known=known)
+
+
+def test_animate_writes_a_gif_of_the_process(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from PIL import Image
+
+    gif = tmp_path / "a.gif"
+    code, out = run_cli(["sample", "--pretrained", "srm-sudoku", "--sampler", "sequential", "--order", "predicted",
+                         "--steps", "81", "--eta", "0", "--split", "easy", "-n", "1", "--device", "cpu",
+                         "--frame-every", "20", "--animate", str(gif), "-o", str(tmp_path / "s.h5")], capsys)
+    assert code == 0, out
+    im = Image.open(gif)
+    assert im.n_frames == 5  # steps 0, 20, 40, 60 and the last one (80)
+    assert im.size == (4 * 252, 252 + 14)  # four panels and the caption bar
+    assert not list(tmp_path.glob("*.tmp*"))
+    with h5py.File(tmp_path / "s.h5") as f:
+        final = np.asarray(f["samples"])[0, :, :, 0]
+    im.seek(4)
+    last = np.asarray(im.convert("L"))[14:, :252]
+    assert np.abs(last.astype(int) - final.astype(int)).mean() < 2.0  # the last frame shows the sample
+    for bad, message in (("a.png", "a .gif or an .mp4"),):
+        code, out = run_cli(["sample", "--pretrained", "srm-sudoku", "--sampler", "parallel", "--steps", "2", "-n", "1",
+                             "--split", "easy", "--device", "cpu", "--animate", str(tmp_path / bad),
+                             "-o", str(tmp_path / "t.h5")], capsys)
+        assert code == 1 and message in out and not (tmp_path / "t.h5").exists()
+    try:
+        import imageio_ffmpeg  # noqa: F401
+    except ImportError:
+        from srm_bench.baselines.inference import Animator
+
+        with pytest.raises(SrmBenchError, match="imageio-ffmpeg"):
+            Animator(tmp_path / "a.mp4", 1, 10)
