@@ -332,3 +332,16 @@ def test_cell_aux_trains_its_class_head_on_cpu(tmp_path: Path) -> None:
     assert [r["sampler"] for r in evals] == ["parallel", "predicted", "predicted-entropy"]
     state, cfg2, _ = load_weights(tmp_path / "weights.safetensors")
     assert "class_head.weight" in state and "row_emb.weight" in state and cfg2.loss["cls"] == 1.0
+
+
+def test_ddpm_with_the_cell_aux_network_trains_on_cpu(tmp_path: Path) -> None:
+    """The DDPM baseline of the Sudoku table gets the same network and loss as the SRM."""
+    from dataclasses import replace
+
+    cfg = make_config("sudoku", "ddpm", "cell-aux")
+    assert cfg.model["cond_channels"] == 2 and cfg.model["classes"] == 9 and cfg.loss["cls"] == 1.0
+    model = {**cfg.model, "hidden": 32, "depth": 1, "heads": 2, "dec_hidden": 16}
+    cfg = replace(cfg, model=model, batch_size=4, steps=3, log_every=3, ckpt_every=3, bf16=False, warmup_steps=1)
+    train(cfg, None, tmp_path, device="cpu", resume=False, progress=False)
+    row = list(csv.DictReader(open(tmp_path / "log.csv")))[-1]
+    assert 0.0 < float(row["cls"]) < 5.0 and float(row["mse"]) > 0.0
