@@ -369,24 +369,42 @@ def test_case11_case15_absurd_options_are_refused(tmp_path, kw, message):
         _gen(tmp_path / "d", **kw)
 
 
-def test_case12_ctrl_c_is_one_line_exit_130_and_workers_die(tmp_path):
-    import signal
+def _generate_with_two_workers(out: Path, stderr, wait_s: float):
+    """Start a long two-worker generate run; (process, worker pids) once both workers exist
+    (fewer pids if they never started within ``wait_s``)."""
     import subprocess
     import sys
     import time
 
-    out = tmp_path / "d"
     proc = subprocess.Popen([sys.executable, "-m", "srm_bench.cli", "-q", "generate", "sudoku", "--split", "train",
                              "-n", "2000000", "--shard-size", "2000", "-j", "2", "-o", str(out)],
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=stderr, text=True)
     children: list[int] = []
-    deadline = time.time() + 120
+    deadline = time.time() + wait_s
     while time.time() < deadline and len(children) < 2:
         time.sleep(0.2)
         try:
             children = [int(c) for c in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
         except OSError:
             break
+    return proc, children
+
+
+def _process_state(pid: int) -> str:
+    """The state letter of /proc/PID/stat, or "gone"."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+
+def test_case12_ctrl_c_is_one_line_exit_130_and_workers_die(tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    out = tmp_path / "d"
+    proc, children = _generate_with_two_workers(out, subprocess.PIPE, 120)
     assert len(children) == 2, "the two workers never started"
     time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
@@ -396,11 +414,7 @@ def test_case12_ctrl_c_is_one_line_exit_130_and_workers_die(tmp_path):
     assert "Exception ignored" not in err, err
     time.sleep(1.0)
     for pid in children:
-        state = "gone"
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            pass
+        state = _process_state(pid)
         assert state in ("gone", "Z", "X"), f"worker {pid} still running ({state})"
     assert not list(out.glob(".*.tmp"))
 
@@ -408,21 +422,9 @@ def test_case12_ctrl_c_is_one_line_exit_130_and_workers_die(tmp_path):
 def test_case12_workers_of_a_sigkilled_run_die_with_it(tmp_path):
     import signal
     import subprocess
-    import sys
     import time
 
-    out = tmp_path / "d"
-    proc = subprocess.Popen([sys.executable, "-m", "srm_bench.cli", "-q", "generate", "sudoku", "--split", "train",
-                             "-n", "2000000", "--shard-size", "2000", "-j", "2", "-o", str(out)],
-                            stderr=subprocess.DEVNULL)
-    children: list[int] = []
-    deadline = time.time() + 60
-    while time.time() < deadline and len(children) < 2:
-        time.sleep(0.2)
-        try:
-            children = [int(c) for c in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
-        except OSError:
-            break
+    proc, children = _generate_with_two_workers(tmp_path / "d", subprocess.DEVNULL, 60)
     try:
         assert len(children) == 2, "the two workers never started"
         time.sleep(1.0)  # both at work on a shard
@@ -431,11 +433,7 @@ def test_case12_workers_of_a_sigkilled_run_die_with_it(tmp_path):
         proc.wait(timeout=30)
 
     def alive(pid: int) -> bool:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            return False
-        return state not in ("Z", "X")
+        return _process_state(pid) not in ("gone", "Z", "X")
 
     deadline = time.time() + 10
     while time.time() < deadline and any(alive(pid) for pid in children):

@@ -77,7 +77,9 @@ def test_models_command_and_sample_pretrained(tmp_path: Path, capsys: pytest.Cap
     np.testing.assert_array_equal(images[0, 28 * r:28 * r + 28, 28 * c:28 * c + 28], given[28 * r:28 * r + 28, 28 * c:28 * c + 28])
 
 
-def test_entropy_uncertainty_orders_by_the_class_head(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_entropy_uncertainty_orders_by_the_class_head() -> None:
+    from dataclasses import replace
+
     import torch
 
     from srm_bench.baselines.inference import load_denoiser, sample_images
@@ -97,7 +99,7 @@ def test_entropy_uncertainty_orders_by_the_class_head(tmp_path: Path, capsys: py
     # The first cell started is the open cell whose class distribution has the lowest entropy
     # (with entropy, the uncertainty the callback sees is the class entropy).
     first_started = int(torch.nonzero(frames[0]["s"][0] < frames[0]["t"][0]).flatten()[0])
-    ent = frames[0]["logvar"][0]  # with entropy, the callback's uncertainty is the entropy
+    ent = frames[0]["logvar"][0]
     open_cells = ~torch.from_numpy(known[0])
     assert first_started == int(torch.argmin(ent.masked_fill(~open_cells, float("inf"))))
     assert float(ent[open_cells].min()) >= 0.0 and float(ent.max()) <= np.log(9) + 1e-4
@@ -106,7 +108,6 @@ def test_entropy_uncertainty_orders_by_the_class_head(tmp_path: Path, capsys: py
     with pytest.raises(SrmBenchError, match="predicted order only"):
         SamplerConfig(name="parallel", uncertainty="entropy").validate(81)
     with pytest.raises(SrmBenchError, match="class head"):
-        from dataclasses import replace
         sample_images(model, replace(cfg, model={**cfg.model, "classes": 0}), sampler, np.arange(1), seed=0,
                       device="cpu", given=given, known=known)
 
