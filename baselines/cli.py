@@ -22,7 +22,9 @@ def _progress(ctx: click.Context) -> bool:
 @click.option("--task", required=True, help="Task to train on (sudoku, even-pixels, ...).")
 @click.option("--preset", type=click.Choice(PRESETS), default="small", show_default=True,
               help="paper: Table 5 of the paper; small: minutes on one GPU; tiny: CPU smoke test; dit-s/dit-b: DiT; "
-                   "cell/cell-s: CellNet (conv per variable + transformer over variables).")
+                   "cell/cell-s: CellNet (conv per variable + transformer over variables); cell-mlp: CellNet "
+                   "with an MLP decoder; cell-rcb: cell-mlp with row/column/box positions; cell-aux: cell-rcb "
+                   "with a class head and an auxiliary digit loss (Sudoku; see docs/sudoku-baselines.md).")
 @click.option("--data", type=click.Path(path_type=Path), default=None,
               help="Generated train split [default: Sudoku and Even Pixels draw fresh data on the device every "
                    "step; Counting generates the preset's train_items into OUT/data].")

@@ -101,6 +101,10 @@ CELL_SIZES = {
     "cell-s": dict(channels=(16, 32, 64), hidden=256, depth=8, heads=8, mlp_ratio=3.0),
     "cell-lite": dict(channels=(16, 32, 32), hidden=256, depth=8, heads=8, mlp_ratio=3.0, encoder="linear"),
     "cell-mlp": dict(channels=(32,), hidden=256, depth=8, heads=8, mlp_ratio=3.0, encoder="linear", decoder="mlp"),
+    # The position-code ablation of cell-aux: cell-mlp with row/column/box embeddings, the
+    # paper's objective (no class head, no auxiliary loss).
+    "cell-rcb": dict(channels=(32,), hidden=256, depth=8, heads=8, mlp_ratio=3.0, encoder="linear", decoder="mlp",
+                     pos="rcb"),
 }
 # ----------------------------------------------------------------------------- the presets
 # One factory per preset, ``(task, baseline, common) -> TrainConfig`` with ``common`` the
@@ -176,7 +180,7 @@ def _cell_aux(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
     if task not in TASK_CLASSES:
         raise SrmBenchError(f"preset cell-aux needs per-variable classes, which {task} data do not carry; "
                             f"valid tasks: {', '.join(TASK_CLASSES)}")
-    model = _cellnet(task, baseline, **CELL_SIZES["cell-mlp"], classes=TASK_CLASSES[task], pos="rcb")
+    model = _cellnet(task, baseline, **CELL_SIZES["cell-rcb"], classes=TASK_CLASSES[task])
     loss = {"mse": 1.0, "vlb": 1.0, "nll": 0.01, "vlb_steps": 1000, "cls": 1.0}
     return TrainConfig(arch="cellnet", model=model, loss=loss, **FAST, **common)
 

@@ -219,10 +219,18 @@ def test_cellnet_config_refusals() -> None:
 
 
 def test_cell_presets_fit_the_shipping_budget() -> None:
-    for preset in ("cell", "cell-s", "cell-lite", "cell-mlp", "cell-aux"):
+    for preset in ("cell", "cell-s", "cell-lite", "cell-mlp", "cell-rcb", "cell-aux"):
         cfg = make_config("sudoku", "srm", preset)
         n = sum(p.numel() for p in build_model(cfg.arch, cfg.model).parameters())
         assert 2 * n < 24e6, (preset, n)  # bf16 bytes; the shipped Sudoku SRM must stay <= 20 MB
+
+
+def test_cell_rcb_is_cell_aux_without_the_class_loss() -> None:
+    """The position-code ablation differs from cell-aux only by the class head and its loss."""
+    rcb, aux = make_config("sudoku", "srm", "cell-rcb"), make_config("sudoku", "srm", "cell-aux")
+    assert rcb.model["pos"] == "rcb" and rcb.model["classes"] == 0 and rcb.loss.get("cls", 0.0) == 0.0
+    assert {**rcb.model, "classes": 9} == aux.model and aux.loss["cls"] == 1.0
+    assert make_config("sudoku", "srm", "cell-mlp").model["pos"] != "rcb"
 
 
 def test_presets_are_torch_free_and_train_help_is_instant() -> None:
