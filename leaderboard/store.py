@@ -323,7 +323,7 @@ def load_entries(dirs: Iterable[str | Path], problems: list[str] | None = None) 
 
 
 RECORD_FIELDS = frozenset((
-    "task", "split", *IDENTITY, *COMPARABILITY, "sampler_name", "gpu_hours", "seed", "tables", "reference", "created",
+    "task", "split", *IDENTITY, *COMPARABILITY, "sampler_name", "gpu_hours", "train_images", "seed", "tables", "reference", "created",
     "srm_bench_version", "path", "per_sample_file"))
 
 
@@ -345,6 +345,16 @@ def _check_shape(res: Mapping[str, Any], where: str) -> None:
 def _scalar(v: Any) -> Any:
     """Identity values must be hashable: lists and objects become their JSON text."""
     return v if v is None or isinstance(v, (str, int, float, bool)) else json.dumps(v, sort_keys=True)
+
+
+def _train_images(training: Mapping[str, Any]) -> int | None:
+    """Training images seen: the record's ``images``, else steps x batch (the paper's rows)."""
+    images, steps, batch = training.get("images"), training.get("steps"), training.get("batch")
+    if isinstance(images, int) and not isinstance(images, bool):
+        return images
+    if isinstance(steps, int) and isinstance(batch, int) and not isinstance(steps, bool) and not isinstance(batch, bool):
+        return steps * batch
+    return None
 
 
 def _num(x: Any) -> float | None:
@@ -433,6 +443,7 @@ def _record(e: Entry) -> dict[str, Any]:
         "train_steps": _scalar(training.get("steps")),
         "train_batch": _scalar(training.get("batch")),
         "gpu_hours": _num(training.get("gpu_hours")),
+        "train_images": _train_images(training),
         "evaluator": _evaluator_label(evaluator),
         "dataset": _dataset_label(res),
         "source": json.dumps(source, sort_keys=True) if source else "",

@@ -180,7 +180,8 @@ def _layout_records(frame: pd.DataFrame, layout: Layout) -> list[dict[str, Any]]
             hit &= sub[k] == v
         keep |= hit
     metrics = {c.metric for c in layout.columns}
-    wanted = ["task", "split", *IDENTITY, *COMPARABILITY, "reader", "tables", "created", "path", "givens_kept"]
+    wanted = ["task", "split", *IDENTITY, *COMPARABILITY, "reader", "tables", "created", "path", "givens_kept",
+              "train_images", "gpu_hours"]
     wanted += [f"{m}{suffix}" for m in sorted(metrics) for suffix in ("", "_lo", "_hi")]
     sub = sub.loc[keep, [c for c in dict.fromkeys(wanted) if c in sub.columns]]
     return sub.astype(object).where(sub.notna(), None).to_dict("records")
@@ -269,6 +270,7 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
             tables = sorted({t for r in picked.values() for t in (r.get("tables") or "").split(", ") if t},
                             key=lambda t: int(t.split()[-1]) if t.split()[-1].isdigit() else 0)
             labels["ref"] = ", ".join(t.split()[-1] for t in tables)
+            labels["training"] = training_budget(rec)
             row_cells: list[Cell | None] = [None] * len(columns)
             for i, r in picked.items():
                 m = columns[i].metric
@@ -289,6 +291,8 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
     for f in list(KNOB_HEADERS):
         if f in row_fields and _varies(rows, f):
             label_columns.append(f)
+    if any(r.labels.get("training") for r in rows):
+        label_columns.append("training")
     if any(r.labels.get("run") for r in rows):
         label_columns.append("run")
     if any(r.labels.get("ref") for r in rows):
@@ -310,6 +314,18 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
 
 
 DAGGER = "†"
+
+
+def training_budget(rec: Mapping[str, Any]) -> str | None:
+    """'19.8M img, 0.97 GPU-h': what a model was trained on, where its result says (the paper's
+    rows: steps x batch, no GPU time)."""
+    images, hours = rec.get("train_images"), rec.get("gpu_hours")
+    parts = []
+    if isinstance(images, (int, float)) and not (isinstance(images, float) and math.isnan(images)):
+        parts.append(f"{images / 1e6:.1f}M img" if images >= 1e5 else f"{int(images):,} img")
+    if isinstance(hours, (int, float)) and not math.isnan(hours):
+        parts.append(f"{hours:.2f} GPU-h")
+    return ", ".join(parts) or None
 
 
 def _givens_broken(rec: Mapping[str, Any]) -> bool:
@@ -410,7 +426,7 @@ def _label(table: Table, row: Row, col: str) -> str:
 
 
 def _headers(table: Table) -> list[str]:
-    names = {"model": "Model", "sampler": "Sampler", "run": "Run", "ref": "Paper table"}
+    names = {"model": "Model", "sampler": "Sampler", "training": "Training", "run": "Run", "ref": "Paper table"}
     return [names.get(c, KNOB_HEADERS.get(c, c)) for c in table.label_columns]
 
 

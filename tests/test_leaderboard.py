@@ -103,6 +103,22 @@ def test_results_beside_the_paper_with_bold_arrows_and_intervals(tmp_path):
     assert list(df[("", "Group")].unique()) == ["Paper (transcribed)", "Submitted"]
 
 
+def test_every_row_says_what_its_model_was_trained_on(tmp_path):
+    """Images seen and GPU-hours from the result's training record; the paper's rows get
+    steps x batch; results without a record get no budget."""
+    d = tmp_path / "res"
+    write(d, "a.json", make_result(model="srm-big", training={"steps": 33100, "images": 19763200, "gpu_hours": 0.9697,
+                                                              "batch": 1024, "arch": "cellnet"}))
+    write(d, "b.json", make_result(model="srm-old", training={"steps": 1000, "batch": 64}))
+    write(d, "c.json", make_result(model="mine", training={"arch": "unet"}))
+    table = build_table(load_frame(default_dirs([d], checkout=False)), LAYOUTS["table1"])
+    budget = {r.labels["model"]: r.labels["training"] for r in table.rows}
+    assert budget["srm-big"] == "19.8M img, 0.97 GPU-h" and budget["srm-old"] == "64,000 img" and budget["mine"] is None
+    assert budget["SRM"] == "14.0M img"  # the paper's 250k steps of 56
+    assert "training" in table.label_columns
+    assert "| 19.8M img, 0.97 GPU-h |" in render(load_frame(default_dirs([d], checkout=False)), "md", task="sudoku")
+
+
 @pytest.mark.parametrize("field,a,b,column", [
     ("evaluator_version", 1, 2, "evaluator"),
     ("n", 500, 100, "n"),
