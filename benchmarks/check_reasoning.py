@@ -9,6 +9,10 @@ and box, then reports:
 - ``single_acc``: accuracy on the naked singles (one candidate left: the answer is forced);
 - ``logvar single/other``: the mean predicted uncertainty of naked singles against the
   other noisy cells. Predicted order needs the singles to look more certain.
+- ``first pick``: the cell predicted order would denoise first (the lowest uncertainty among
+  the noisy cells) by the log-variance head and, for a class head, by the class entropy
+  (``--uncertainty entropy``): how often it is a naked single, and how often the class head
+  is right there. A wrong first pick is a mistake the sampler cannot undo.
 
 A model that only reads its own cell scores ~1/9 on ``acc`` and ``single_acc`` and has
 equal uncertainties.
@@ -71,6 +75,16 @@ def probe(path: str, count: int, givens: list[int], seed: int) -> None:
             line += (f" | acc {right[unknown].float().mean():.3f} in_cand {in_cand[unknown].float().mean():.3f}"
                      f" single_acc {right[single].float().mean():.3f}")
         line += f" | logvar single {out.logvar[single].mean():.3f} other {out.logvar[other].mean():.3f}"
+        rows = torch.arange(count)
+        picks = {"logvar": out.logvar.float().masked_fill(known, float("inf")).argmin(1)}
+        if out.logits is not None:
+            logp = out.logits.float().log_softmax(-1)
+            entropy = -(logp.exp() * logp).sum(-1)
+            picks["entropy"] = entropy.masked_fill(known, float("inf")).argmin(1)
+        for name, pick in picks.items():
+            line += f" | first pick by {name}: single {single[rows, pick].float().mean():.2f}"
+            if out.logits is not None:
+                line += f" right {right[rows, pick].float().mean():.2f}"
         print(line, flush=True)
 
 

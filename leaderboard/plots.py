@@ -281,33 +281,51 @@ def plot_samples(result_path: str | Path, out: str | Path, *, samples_path: str 
     return _save(fig, out)
 
 
+SAMPLER_STYLES = {"parallel": ":", "predicted": "-", "predicted-entropy": "--"}
+
+
 def plot_training(runs: list[str | Path], out: str | Path, *, labels: list[str] | None = None) -> Path:
-    """Loss and accuracy during training against images seen, one line per run directory
-    (its ``log.csv`` and, where present, ``eval.csv`` written by ``srm-bench train --eval-every``).
+    """Loss and accuracy during training against images seen: the loss of every run directory
+    (its ``log.csv``) in the first panel, then one accuracy panel per evaluated split (from
+    ``eval.csv``, written by ``srm-bench train --eval-every``). A run keeps its colour in every
+    panel; the line style names the sampler.
 
     Raises:
         SrmBenchError: a run directory without a log.csv, or a log that is not a training log.
     """
-    fig = _figure(11, 4)
-    ax_loss, ax_acc = fig.subplots(1, 2)
+    logs, evals, names = [], [], []
     for i, run in enumerate(runs):
         run = Path(run)
-        name = labels[i] if labels and i < len(labels) else run.name
+        names.append(labels[i] if labels and i < len(labels) else run.name)
         if not (run / "log.csv").exists():
             raise SrmBenchError(f"{run}: no log.csv; pass the -o directory of 'srm-bench train'")
         log = pd.read_csv(run / "log.csv")
         if not {"images", "mse"} <= set(log.columns):
             raise SrmBenchError(f"{run / 'log.csv'}: not a training log of this version (needs images and mse columns)")
+        logs.append(log)
+        evals.append(pd.read_csv(run / "eval.csv") if (run / "eval.csv").exists() else None)
+    splits = list(dict.fromkeys(s for ev in evals if ev is not None for s in ev["split"]))
+    fig = _figure(4.2 * (1 + len(splits)), 3.8)
+    axes = fig.subplots(1, 1 + len(splits), squeeze=False)[0]
+    ax_loss, acc_axes = axes[0], dict(zip(splits, axes[1:]))
+    samplers: dict[str, str] = {}
+    for name, log, ev in zip(names, logs, evals):
         line, = ax_loss.plot(log["images"], log["mse"], label=name)
-        if (run / "eval.csv").exists():
-            ev = pd.read_csv(run / "eval.csv")
-            for (split, sampler), part in ev.groupby(["split", "sampler"], sort=True):
-                style = "-" if sampler == "predicted" else ":"
-                ax_acc.plot(part["images"], part["accuracy"], style, marker="o", color=line.get_color(),
-                            label=f"{name} {split}/{sampler}")
+        if ev is None:
+            continue
+        for (split, sampler), part in ev.groupby(["split", "sampler"], sort=True):
+            style = samplers.setdefault(str(sampler), SAMPLER_STYLES.get(str(sampler), "-."))
+            acc_axes[split].plot(part["images"], part["accuracy"], style, marker="o", markersize=3,
+                                 color=line.get_color())
     ax_loss.set(xlabel="training images", ylabel="velocity MSE", title="loss", yscale="log")
-    ax_acc.set(xlabel="training images", ylabel="accuracy", title="accuracy during training", ylim=(-0.02, 1.02))
-    ax_loss.legend(fontsize=8)
-    if ax_acc.lines:
-        ax_acc.legend(fontsize=7)
-    return _save(fig, out)
+    ax_loss.legend(fontsize=8, title="run", title_fontsize=8)
+    for split, ax in acc_axes.items():
+        ax.set(xlabel="training images", ylabel="accuracy", title=f"accuracy during training: {split}",
+               ylim=(-0.02, 1.02))
+    if acc_axes:
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], color="0.3", linestyle=st, marker="o", markersize=3, label=sm)
+                   for sm, st in samplers.items()]
+        axes[1].legend(handles=handles, fontsize=8, title="sampler", title_fontsize=8)
+    return _save(fig, out, tight=True)

@@ -160,7 +160,11 @@ def test_plot_training_draws_runs_and_refuses_other_folders(tmp_path: Path) -> N
     out = plot_training([run], tmp_path / "t.png")
     from PIL import Image
 
-    assert Image.open(out).size == (1100, 400)
+    w1, h1 = Image.open(out).size  # the loss panel and one accuracy panel (easy)
+    with open(run / "eval.csv", "a") as f:
+        f.write("2,512,0.01,hard,predicted,4,0.0,3\n")
+    w2, h2 = Image.open(plot_training([run], tmp_path / "t2.png")).size  # a third panel: hard
+    assert w1 > 1.5 * h1 and w2 > 1.3 * w1 and abs(h2 - h1) < 20
     with pytest.raises(SrmBenchError, match="no log.csv"):
         plot_training([tmp_path], tmp_path / "u.png")
     (tmp_path / "old").mkdir()
