@@ -13,11 +13,14 @@ and box, then reports:
   the noisy cells) by the log-variance head and, for a class head, by the class entropy
   (``--uncertainty entropy``): how often it is a naked single, and how often the class head
   is right there. A wrong first pick is a mistake the sampler cannot undo.
+- ``--by-digit``: also the mean log-variance of the noisy cells per true digit, the digits
+  at the head's first picks, and the rank correlation (Spearman) of the log-variance with the
+  class entropy over the noisy cells: does the head measure knowledge, or ink?
 
 A model that only reads its own cell scores ~1/9 on ``acc`` and ``single_acc`` and has
 equal uncertainties.
 
-Usage: python benchmarks/check_reasoning.py WEIGHTS.safetensors [...] [--count 64] [--givens 20 35 50 70]
+Usage: python benchmarks/check_reasoning.py WEIGHTS.safetensors [...] [--count 64] [--givens 20 35 50 70] [--by-digit]
 """
 from __future__ import annotations
 
@@ -47,7 +50,13 @@ def candidates(labels: torch.Tensor, known: torch.Tensor) -> torch.Tensor:
     return ~seen
 
 
-def probe(path: str, count: int, givens: list[int], seed: int) -> None:
+def spearman(a: torch.Tensor, b: torch.Tensor) -> float:
+    """Rank correlation of two 1-D tensors (ties broken by position)."""
+    ra, rb = a.argsort().argsort().double(), b.argsort().argsort().double()
+    return float(torch.corrcoef(torch.stack([ra, rb]))[0, 1])
+
+
+def probe(path: str, count: int, givens: list[int], seed: int, by_digit: bool = False) -> None:
     state, cfg, record = load_weights(path)
     model = build_model(cfg.arch, cfg.model)
     model.load_state_dict(state)
@@ -86,6 +95,17 @@ def probe(path: str, count: int, givens: list[int], seed: int) -> None:
             if out.logits is not None:
                 line += f" right {right[rows, pick].float().mean():.2f}"
         print(line, flush=True)
+        if by_digit:
+            lv = out.logvar.float()
+            means = " ".join(f"{d + 1}:{lv[unknown & (batch.labels == d)].mean():.2f}" for d in range(9))
+            at_pick = torch.bincount(batch.labels[rows, picks["logvar"]], minlength=9).tolist()
+            extra = f"      logvar by digit {means} | digits at the head's first picks (1-9) {at_pick}"
+            if out.logits is not None:
+                rho = spearman(lv[unknown], entropy[unknown])
+                within = " ".join(f"{d + 1}:{spearman(lv[unknown & (batch.labels == d)], entropy[unknown & (batch.labels == d)]):.2f}"
+                                  for d in range(9))
+                extra += f" | Spearman(logvar, entropy) {rho:.2f}, within digits {within}"
+            print(extra, flush=True)
 
 
 def main() -> None:
@@ -94,10 +114,11 @@ def main() -> None:
     ap.add_argument("--count", type=int, default=64)
     ap.add_argument("--givens", type=int, nargs="+", default=[20, 35, 50, 70])
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--by-digit", action="store_true")
     a = ap.parse_args()
     torch.set_num_threads(2)
     for w in a.weights:
-        probe(w, a.count, a.givens, a.seed)
+        probe(w, a.count, a.givens, a.seed, a.by_digit)
 
 
 if __name__ == "__main__":
