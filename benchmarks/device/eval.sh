@@ -1,15 +1,17 @@
-# Samples and scores a Sudoku model on the canonical puzzles with `srm-bench sample` and
-# `srm-bench evaluate` (result JSON and per-sample CSV in RESULTS, leaderboard-ready).
+# Samples and scores a trained baseline on its task's canonical test set with `srm-bench sample`
+# and `srm-bench evaluate` (result JSON and per-sample CSV in RESULTS, leaderboard-ready).
 # Usage (GPU machine; one GPU per call, run several in the background for several GPUs):
-#   [GPU=0] [NFE=1000] [ETA=1] [N=500] [TAG=] bash benchmarks/device/sudoku_eval.sh WEIGHTS RESULTS JOB...
-# JOB is SPLIT:SAMPLER with SAMPLER one of parallel, predicted, predicted-entropy, random, graph,
-# e.g. hard:predicted. The model's name on the leaderboard gets TAG appended.
+#   [GPU=0] [NFE=1000] [ETA=1] [N=500] [DEVICE=cuda] bash benchmarks/device/eval.sh WEIGHTS RESULTS JOB...
+# JOB is SPLIT:SAMPLER[@OVERLAP] with SAMPLER one of parallel, predicted, predicted-entropy,
+# random, graph; e.g. hard:predicted (Sudoku) or :predicted@0.95 (Even Pixels: no split, overlap 0.95).
+# The task comes from the weights.
 source benchmarks/device/setup.sh
 w=$1; res=$2; shift 2
 mkdir -p $res
 export CUDA_VISIBLE_DEVICES=${GPU:-0}
 for job in "$@"; do
-  split=${job%%:*}; s=${job#*:}
+  split=${job%%:*}; s=${job#*:}; overlap=0
+  case $s in *@*) overlap=${s#*@}; s=${s%@*};; esac
   case $s in
     parallel) a=(--sampler parallel);;
     predicted) a=(--sampler sequential --order predicted);;
@@ -17,9 +19,11 @@ for job in "$@"; do
     random|graph) a=(--sampler sequential --order $s);;
     *) echo "unknown sampler $s" >&2; exit 2;;
   esac
+  [ "$overlap" != 0 ] && a+=(--overlap $overlap)
+  [ -n "$split" ] && a+=(--split $split)
   h5=/tmp/samples-$$-$split-$s.h5
   t0=$(date +%s)
-  srm-bench -q sample "$w" "${a[@]}" --steps ${NFE:-1000} --eta ${ETA:-1} --split $split -n ${N:-500} \
+  srm-bench -q sample "$w" "${a[@]}" --steps ${NFE:-1000} --eta ${ETA:-1} -n ${N:-500} \
       --batch-size ${N:-500} --device ${DEVICE:-cuda} -o $h5 \
     && srm-bench -q evaluate $h5 --out $res --device ${DEVICE:-cuda} --json > $res/last-$split-$s.json \
     && python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], {k: round(v['value'], 4) for k, v in r['metrics'].items()})" $res/last-$split-$s.json "$job eta=${ETA:-1} nfe=${NFE:-1000} $(( $(date +%s) - t0 ))s"

@@ -1,0 +1,45 @@
+# One training call of a baseline campaign on the GPU machine (runs kept in /tmp/runs between
+# calls of one machine). Usage:
+#   [TASK=sudoku] [NPROC=4] [GPUS=0,1] [PORT=29500] [COMPILE=1] [EVAL_BUDGET=200] [EVAL_EVERY=1000] \
+#   [EVAL_SPLITS=easy,medium,hard] [BASELINE=srm] [RUN=PRESET] [WEIGHTS=1] \
+#     bash benchmarks/device/train.sh PRESET MINUTES [INIT] [extra train args]
+# (benchmarks/device/sudoku_cell.sh is this with TASK=sudoku.) EVAL_SPLITS defaults to
+# easy,medium,hard for Sudoku and test otherwise; EVAL_EVERY=0 turns evaluation off.
+# NPROC > 1 runs DDP under torchrun (--batch-size is then the batch over all GPUs); GPUS and
+# PORT let several runs share one machine (a race: one GPU each). RUN names the run folder
+# /tmp/runs/RUN (default: the preset; set it when two runs share a preset, e.g. the DDPM).
+# A run folder with last.pt is resumed (INIT is then ignored). With COMPILE=1 a run that
+# fails (a compiler error) is started again eagerly for the minutes left. The log goes to
+# /tmp/runs/RUN/train.log (benchmarks/device/collect.sh tars every run's logs into $OUT);
+# with WEIGHTS=1 the EMA weights come back in <= 15 MB parts:
+#   cat weights-RUN.part-* > weights.safetensors
+source benchmarks/device/setup.sh
+preset=$1; minutes=$2; init=${3:-}; shift 3 || shift $#
+task=${TASK:-sudoku}
+splits=${EVAL_SPLITS:-$([ "$task" = sudoku ] && echo easy,medium,hard || echo test)}
+name=${RUN:-$preset}
+run=/tmp/runs/$name
+mkdir -p $run
+[ -n "${GPUS:-}" ] && export CUDA_VISIBLE_DEVICES=$GPUS
+args=()
+[ -n "$init" ] && [ ! -e $run/last.pt ] && args+=(--init "$init")
+launch=(srm-bench)
+[ "${NPROC:-1}" -gt 1 ] && launch=(torchrun --nproc_per_node "$NPROC" --master_port "${PORT:-29500}" -m srm_bench.cli)
+start=$(date +%s)
+go() {
+  "${launch[@]}" -q train --baseline "${BASELINE:-srm}" --task $task --preset $preset -o $run \
+    --eval-every "${EVAL_EVERY:-1000}" --eval-count 64 --eval-splits $splits \
+    --eval-budget "${EVAL_BUDGET:-200}" "$@"
+}
+if [ "${COMPILE:-0}" = 1 ]; then
+  go --max-minutes $minutes --compile "${args[@]}" "$@" >> $run/train.log 2>&1 || {
+    left=$(python3 -c "print(round($minutes - ($(date +%s) - $start) / 60, 2))")
+    echo "compiled run failed; eager for $left minutes" | tee -a $run/train.log
+    go --max-minutes $left --no-compile "${args[@]}" "$@" >> $run/train.log 2>&1; }
+else
+  go --max-minutes $minutes "${args[@]}" "$@" >> $run/train.log 2>&1
+fi
+if [ "${WEIGHTS:-1}" = 1 ] && [ -e $run/weights.safetensors ]; then
+  [ $(stat -c %s $run/weights.safetensors) -lt 120000000 ] && split -b 15000000 $run/weights.safetensors $OUT/weights-$name.part-
+fi
+echo "== $name"; tail -2 $run/log.csv; tail -4 $run/eval.csv 2>/dev/null
