@@ -27,7 +27,7 @@ test-fast: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy  # the core package srm_bench/, configured in pyproject.toml
+	$(BIN)/mypy  # srm_bench/, baselines/, evaluators/, generators/, leaderboard/: see [tool.mypy] in pyproject.toml
 
 bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -159,6 +159,7 @@ def sample(ctx: click.Context, checkpoint: Path | None, pretrained: str | None, 
 
         checkpoint = pretrained_path(pretrained)
         name = name or pretrained
+    assert checkpoint is not None  # one of the two was given, checked above
 
     cfg = SamplerConfig(name=sampler, order=order, overlap=overlap, top_k=top_k, steps=steps, eta=eta,
                         uncertainty=uncertainty)

@@ -61,6 +61,9 @@ class DiTBlock(nn.Module):
 class DiT(nn.Module):
     """``forward(x, t, cond=None)`` as :class:`~srm_bench.baselines.unet.UNet`: t is (B, P) per patch."""
 
+    pos: torch.Tensor  # buffers registered in __init__, declared for the type checker
+    token_var: torch.Tensor
+
     def __init__(self, config: DiTConfig) -> None:
         super().__init__()
         config.validate()

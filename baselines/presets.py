@@ -7,7 +7,7 @@ overridden afterwards (the CLI does so for --steps, --batch-size, --lr ...).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, TypedDict
 
 from srm_bench.errors import SrmBenchError
 from srm_bench.registry import get_task
@@ -16,8 +16,32 @@ from .configs import DIT_SIZES, CellNetConfig, DiTConfig, TSamplingConfig, UNetC
 
 BASELINES = ("srm", "ddpm")
 
+
+class PaperRow(TypedDict):
+    """One task's row of the paper's Table 5: UNet width, level multipliers and attention
+    resolutions, sharpness, batch size, learning rate, steps and zero-patch fraction."""
+
+    base: int
+    mult: tuple[int, ...]
+    attn: tuple[int, ...]
+    sharpness: float
+    batch: int
+    lr: float
+    steps: int
+    zero: float
+
+
+class Shape(TypedDict):
+    """Image shape keywords shared by every network config (see :func:`_shape`)."""
+
+    image_size: int
+    in_channels: int
+    cond_channels: int
+    patch_size: int
+
+
 # The paper's Table 5 and the reference code: UNet, sharpness, batch, lr, steps, zero patches.
-PAPER = {
+PAPER: dict[str, PaperRow] = {
     "sudoku": dict(base=128, mult=(1, 1, 2, 2, 4, 4), attn=(16, 8), sharpness=1.0, batch=56, lr=1e-4, steps=250_000, zero=0.0),
     "even-pixels": dict(base=64, mult=(1, 2, 2, 4), attn=(8, 4), sharpness=0.75, batch=2048, lr=8e-4, steps=100_000, zero=1.0),
     "counting-polygons": dict(base=128, mult=(1, 1, 2, 2, 4), attn=(16, 8), sharpness=0.5, batch=56, lr=1e-4, steps=250_000, zero=1.0),
@@ -72,7 +96,7 @@ class TrainConfig:
         return {"task": self.task, "baseline": self.baseline, "preset": self.preset, "arch": self.arch, "model": self.model}
 
 
-def _shape(task: str, baseline: str) -> dict[str, int]:
+def _shape(task: str, baseline: str) -> Shape:
     """Image size, channels, patch size and conditioning channels of a task's denoiser: the
     Sudoku DDPM also takes [mask, masked image] (the paper's conditioning by concatenation)."""
     size, ch, patch = TASK_SHAPES[task]
@@ -96,7 +120,7 @@ def _cellnet(task: str, baseline: str, **kw: Any) -> dict[str, Any]:
 
 
 # CellNet sizes: per-variable conv UNet widths and the variable transformer (hidden, depth, heads, mlp ratio).
-CELL_SIZES = {
+CELL_SIZES: dict[str, dict[str, Any]] = {
     "cell": dict(channels=(32, 64, 64), hidden=256, depth=8, heads=8, mlp_ratio=3.0),
     "cell-s": dict(channels=(16, 32, 64), hidden=256, depth=8, heads=8, mlp_ratio=3.0),
     "cell-lite": dict(channels=(16, 32, 32), hidden=256, depth=8, heads=8, mlp_ratio=3.0, encoder="linear"),
@@ -131,7 +155,7 @@ def _small(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
 
 def _tiny(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
     """CPU smoke tests."""
-    toy = dict(lr=1e-3, steps=20, warmup_steps=2, ema_decay=0.9, bf16=False, log_every=1, ckpt_every=10, train_items=64)
+    toy: dict[str, Any] = dict(lr=1e-3, steps=20, warmup_steps=2, ema_decay=0.9, bf16=False, log_every=1, ckpt_every=10, train_items=64)
     if task == "sudoku":
         # CellNet at toy width: trains on a CPU (the UNet's attention over 126x126 positions does not fit).
         model = _cellnet(task, baseline, channels=(8, 8), hidden=32, depth=1, heads=2, groups=4, emb_channels=32,
@@ -151,7 +175,7 @@ def _dit_preset(size_name: str) -> Any:
 
 
 # A recipe for GPU-hours, not days (see docs/sudoku-baselines.md).
-FAST = dict(batch_size=256, lr=3e-4, steps=200_000, warmup_steps=1000, ema_decay=0.999, log_every=100, ckpt_every=2000)
+FAST: dict[str, Any] = dict(batch_size=256, lr=3e-4, steps=200_000, warmup_steps=1000, ema_decay=0.999, log_every=100, ckpt_every=2000)
 
 
 def _dit_cell(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:

@@ -52,7 +52,7 @@ def build_model(arch: str, model: dict[str, Any]) -> torch.nn.Module:
     Raises:
         SrmBenchError: unknown architecture or bad config.
     """
-    d = {k: (tuple(v) if isinstance(v, list) else v) for k, v in model.items()}
+    d: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in model.items()}
     if arch == "unet":
         return UNet(UNetConfig(**d))
     if arch == "dit":
@@ -492,8 +492,8 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
     loss_val = float("nan")
     bar = tqdm(total=cfg.steps, initial=start_step, disable=not progress or rank != 0, desc="training")
     model.train()
-    ema_params = list(ema.parameters())
-    model_params = list(model.parameters())
+    ema_params: list[torch.Tensor] = list(ema.parameters())
+    model_params: list[torch.Tensor] = list(model.parameters())
     last_t, last_step = time.perf_counter(), start_step
     with CsvLog(out / "log.csv", CSV_FIELDS, fresh=fresh, enabled=rank == 0) as train_log, \
             CsvLog(out / "eval.csv", EVAL_FIELDS, fresh=fresh, enabled=rank == 0 and eval_every > 0) as eval_log:

@@ -13,6 +13,7 @@ over each patch: the predicted uncertainty.
 """
 from __future__ import annotations
 
+from typing import cast
 
 import torch
 import torch.nn.functional as F
@@ -111,7 +112,7 @@ class UNet(nn.Module):
         ch = base
         for level, mult in enumerate(c.channel_mult):
             for _ in range(c.num_res_blocks):
-                blocks = [ResBlock(ch, mult * base, emb, c.dropout, c.groups)]
+                blocks: list[nn.Module] = [ResBlock(ch, mult * base, emb, c.dropout, c.groups)]
                 ch = mult * base
                 if sizes[level] in c.attention_resolutions:
                     blocks.append(AttnBlock(ch, c.head_channels, c.groups))
@@ -159,7 +160,7 @@ class UNet(nn.Module):
         h = self.conv_in(x)
         hs = [h]
         for blocks in self.down:
-            for blk in blocks:
+            for blk in cast(nn.ModuleList, blocks):
                 h = blk(h, embs[h.shape[-1]]) if not isinstance(blk, Down) else blk(h)
             hs.append(h)
         for blk in self.mid:
@@ -167,7 +168,7 @@ class UNet(nn.Module):
         for blocks in self.up:
             skip = hs.pop()
             h = torch.cat([h, skip], dim=1)
-            for blk in blocks:
+            for blk in cast(nn.ModuleList, blocks):
                 if isinstance(blk, Up):
                     h = blk(h, hs[-1].shape[-2:])
                 else:

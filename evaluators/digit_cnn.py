@@ -240,7 +240,7 @@ def augment(x, gen):
     theta[:, 0, 0], theta[:, 0, 1] = cos / (scale * aspect), -sin / scale + shear
     theta[:, 1, 0], theta[:, 1, 1] = sin / (scale * aspect), cos / scale
     theta[:, :, 2] = shift
-    grid = F.affine_grid(theta, (n, 1, 28, 28), align_corners=False)
+    grid = F.affine_grid(theta, [n, 1, 28, 28], align_corners=False)
     alpha = torch.rand(n, 1, 1, 1, generator=gen) * 0.12
     field = F.interpolate(torch.randn(n, 2, 5, 5, generator=gen), size=(28, 28), mode="bicubic", align_corners=False)
     grid = grid + (alpha * field).permute(0, 2, 3, 1)

@@ -11,7 +11,7 @@ import logging
 import math
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import click
 import numpy as np
@@ -27,8 +27,19 @@ from .counting import (
 log = logging.getLogger(__name__)
 
 
-AUGMENT = {"jpeg_p": 0.25, "jpeg_quality": (70, 95), "blur_p": 0.3, "blur_sigma": (0.3, 0.9),
-           "noise_p": 0.4, "noise_sd": (0.0, 10.0 / 255)}
+class Augment(TypedDict):
+    """Chances and ranges of the training-image degradations (see :func:`jpeg_some`, :func:`degrade_batch`)."""
+
+    jpeg_p: float
+    jpeg_quality: tuple[int, int]
+    blur_p: float
+    blur_sigma: tuple[float, float]
+    noise_p: float
+    noise_sd: tuple[float, float]
+
+
+AUGMENT: Augment = {"jpeg_p": 0.25, "jpeg_quality": (70, 95), "blur_p": 0.3, "blur_sigma": (0.3, 0.9),
+                    "noise_p": 0.4, "noise_sd": (0.0, 10.0 / 255)}
 
 
 def jpeg_some(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:

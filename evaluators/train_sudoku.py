@@ -40,7 +40,7 @@ def _augment(x, gen):
     theta[:, 0, 0], theta[:, 0, 1] = cos / scale, -sin / scale + shear
     theta[:, 1, 0], theta[:, 1, 1] = sin / scale, cos / scale
     theta[:, :, 2] = shift
-    grid = F.affine_grid(theta, (n, 1, TILE, TILE), align_corners=False)
+    grid = F.affine_grid(theta, [n, 1, TILE, TILE], align_corners=False)
     out = F.grid_sample(xf, grid, align_corners=False, padding_mode="zeros")
     k = torch.rand(n, generator=gen)[:, None, None, None]
     thick = F.max_pool2d(out, 3, 1, 1)

@@ -255,7 +255,7 @@ def _card(entry: Entry, links: list[tuple[str, str]], grid: str | None = None) -
             body.append(f"<tr><td>{e(k)}</td><td>{e(_value(v))}</td></tr>")
     for k in ("seed", "created", "srm_bench_version", "git_revision", "per_sample_sha256"):
         if k in res:
-            body.append(f"<tr><td>{e(k)}</td><td>{e(_value(res[k]))}</td></tr>")
+            body.append(f"<tr><td>{e(k)}</td><td>{e(_value(res.get(k)))}</td></tr>")
     body.append("</table>")
     return body
 
@@ -464,7 +464,7 @@ def build_site(out: str | Path, dirs: Iterable[str | Path], *, task: str | None 
         SrmBenchError: one line; nothing is left behind (no half-written site, no temporary folder).
     """
     out = Path(out)
-    dirs = [Path(d) for d in dirs]
+    paths = [Path(d) for d in dirs]
     for d in require:
         if not _files([Path(d)]):
             raise SrmBenchError(f"{d}: no result JSON in it; pass a folder with results from 'srm-bench evaluate'")
@@ -486,7 +486,7 @@ def build_site(out: str | Path, dirs: Iterable[str | Path], *, task: str | None 
         raise SrmBenchError(f"{out}: cannot write ({exc.strerror})") from None
     try:
         os.chmod(tmp, 0o755)  # mkdtemp makes it 0700; a site is for reading
-        counts = render_site(tmp, dirs, task=task, appendix=appendix)
+        counts = render_site(tmp, paths, task=task, appendix=appendix)
         if out.is_dir():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=parent))
             os.rename(out, old / "site")

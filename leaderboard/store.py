@@ -254,8 +254,9 @@ def _check_per_sample(res: Result, name: str, path: Path) -> None:
             value, ci, tol = float(values.mean()), None, 1e-5 * max(1.0, float(values.abs().max()))
         if abs(value - float(m["value"])) > tol:
             raise SrmBenchError(f"{name}: metric {metric!r} says {float(m['value']):.6g}, but {file} gives {value:.6g}")
-        if ci is not None and m.get("ci95") is not None and max(abs(a - float(b)) for a, b in zip(ci, m["ci95"])) > tol:
-            raise SrmBenchError(f"{name}: metric {metric!r} has the interval {m['ci95']}, but {file} gives {ci}")
+        ci95 = m.get("ci95")
+        if ci is not None and ci95 is not None and max(abs(a - float(b)) for a, b in zip(ci, ci95)) > tol:
+            raise SrmBenchError(f"{name}: metric {metric!r} has the interval {ci95}, but {file} gives {ci}")
 
 
 def load_entries(dirs: Iterable[str | Path], problems: list[str] | None = None) -> list[Entry]:
@@ -420,8 +421,7 @@ def _record(e: Entry) -> dict[str, Any]:
     samples = res.get("samples") or {}
     n = samples.get("count")
     if not isinstance(n, int):
-        ns = [m.get("n") for m in res["metrics"].values() if isinstance(m.get("n"), int)]
-        n = max(ns) if ns else None
+        n = max((k for k in (m.get("n") for m in res["metrics"].values()) if isinstance(k, int)), default=None)
     source = (res.get("dataset") or {}).get("source") or {}
     rec: dict[str, Any] = {
         "task": res["task"],

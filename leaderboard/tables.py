@@ -263,7 +263,7 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
         for k in range(runs):
             picked = {i: lst[k] for i, lst in by_col.items() if k < len(lst)}
             rec = first[key]
-            labels = {f: rec.get(f) for f in row_fields}
+            labels: dict[str, Any] = {f: rec.get(f) for f in row_fields}
             labels["model"] = rec["model"]
             labels["sampler"] = rec["sampler"]
             labels["run"] = k + 1 if runs > 1 else None
@@ -285,8 +285,8 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
     rows.sort(key=lambda r: r.sort_key)
     used = [i for i in range(len(columns)) if any(r.cells[i] is not None for r in rows)]
     columns = [columns[i] for i in used]
-    for r in rows:
-        r.cells = [r.cells[i] for i in used]
+    for row in rows:
+        row.cells = [row.cells[i] for i in used]
     label_columns = ["model", "sampler"]
     for f in list(KNOB_HEADERS):
         if f in row_fields and _varies(rows, f):
@@ -358,8 +358,8 @@ def _mark_best(rows: list[Row], columns: list[Column], frame: pd.DataFrame) -> N
     for j, c in enumerate(columns):
         hib = _higher_is_better(frame, c.metric)
         for group in {r.group for r in rows}:
-            cand = [r.cells[j] for r in rows if r.group == group and r.cells[j] is not None
-                    and not r.cells[j].flagged and _model_rank({**r.labels, "provenance": r.group})[0] != 4]
+            cand = [x for r in rows if r.group == group and (x := r.cells[j]) is not None
+                    and not x.flagged and _model_rank({**r.labels, "provenance": r.group})[0] != 4]
             if len(cand) < 2:
                 continue
             best = max(x.value for x in cand) if hib else min(x.value for x in cand)

@@ -23,10 +23,11 @@ def generate(task: str, split: str, **kwargs: Any):
 
 
 def evaluate(path: str, **kwargs: Any):
-    """Score a samples file; see :func:`srm_bench.evaluation.evaluate`."""
+    """Score a samples file; see :func:`srm_bench.evaluation.evaluate`, which also returns the
+    path of the result JSON it wrote. This returns the result dict alone."""
     from .evaluation import evaluate as _evaluate
 
-    return _evaluate(path, **kwargs)
+    return _evaluate(path, **kwargs).result
 
 
 def load_dataset(path: str, **kwargs: Any):

@@ -134,10 +134,9 @@ def evaluate(ctx: click.Context, file: Path, task: str | None, split: str | None
     """
     from .evaluation import evaluate as run, format_table
 
-    result = run(file, task=task, split=split, reference=reference, value_range=value_range,
-                 out=None if no_save else out, model=model, provenance=provenance, device=device,
-                 batch_size=batch_size, progress=progress_enabled(ctx), reader=reader)
-    path = result.pop("_path", None)  # type: ignore[typeddict-item]
+    result, path = run(file, task=task, split=split, reference=reference, value_range=value_range,
+                       out=None if no_save else out, model=model, provenance=provenance, device=device,
+                       batch_size=batch_size, progress=progress_enabled(ctx), reader=reader)
     unparsable = result.pop("_unparsable", None)  # type: ignore[typeddict-item]
     by_masked = result.pop("_by_masked", None)  # type: ignore[typeddict-item]
     if as_json:
@@ -156,7 +155,7 @@ def evaluate(ctx: click.Context, file: Path, task: str | None, split: str | None
                 click.echo(f"  puzzle {puzzle}: {why}")
             if len(unparsable) > 20:
                 click.echo(f"  ... and {len(unparsable) - 20} more (column parse_error of the per-sample CSV)")
-        if path:
+        if path is not None:
             click.echo(f"result: {path}")
 
 

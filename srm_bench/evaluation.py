@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 
@@ -58,6 +58,14 @@ class TaskEvaluator(ABC):
         """Per-sample columns: one per declared metric (bool for rates), plus any extras."""
 
 
+class Evaluation(NamedTuple):
+    """What :func:`evaluate` returns: the result dict (see docs/results.md) and the result JSON
+    it was written to, ``None`` where nothing was written (``out=None``)."""
+
+    result: Result
+    path: Path | None
+
+
 def get_evaluator(task: str, reader: str | None = None) -> TaskEvaluator:
     """The task's evaluator; ``reader`` picks one of several (Sudoku: ``mlp`` or ``cnn``)."""
     module = get_task(task).evaluator_module()
@@ -80,16 +88,15 @@ def aggregate(evaluator: TaskEvaluator, per_sample: dict[str, np.ndarray]) -> di
     return out
 
 
-def _spec_from(task: str | None, path: Path):
-    def resolve(attrs: dict[str, Any]) -> TaskSpec:
-        name = task or attrs.get("task")
-        if not name:
-            raise SrmBenchError(f"{path}: the samples do not name their task; pass --task (and --split)")
-        if task and attrs.get("task") and attrs["task"] != task:
-            raise SrmBenchError(f"{path}: samples are of task {attrs['task']!r}, not {task!r}; drop --task or fix it")
-        return get_task(name)
-
-    return resolve
+def _task_spec(task: str | None, attrs: dict[str, Any], path: Path) -> TaskSpec:
+    """The task of samples at ``path`` with file ``attrs``: ``--task`` or the file's ``task`` attr,
+    which must agree where both are given."""
+    name = task or attrs.get("task")
+    if not name:
+        raise SrmBenchError(f"{path}: the samples do not name their task; pass --task (and --split)")
+    if task and attrs.get("task") and attrs["task"] != task:
+        raise SrmBenchError(f"{path}: samples are of task {attrs['task']!r}, not {task!r}; drop --task or fix it")
+    return get_task(name)
 
 
 def _check_task_without_attr(spec: TaskSpec, attrs: dict[str, Any], path: Path) -> None:
@@ -161,7 +168,7 @@ def evaluate(
     batch_size: int = 256,
     progress: bool = False,
     reader: str | None = None,
-) -> Result:
+) -> Evaluation:
     """Score a samples file and write one result JSON (plus a per-sample CSV) under ``out``.
 
     Args:
@@ -175,7 +182,8 @@ def evaluate(
         reader: Sudoku digit reader, ``mlp`` (default) or ``cnn``; recorded as the evaluator.
 
     Returns:
-        The result dict (see docs/results.md).
+        ``(result, path)``: the result dict (see docs/results.md) and the JSON file written
+        (``None`` with ``out=None``).
 
     Raises:
         SrmBenchError: any bad input, with one line saying what and how to fix it.
@@ -200,8 +208,8 @@ def evaluate(
         get_evaluator(task, reader)  # a bad --reader fails before any work
     if reference is None and path.is_dir() and (path / "manifest.json").exists():
         reference = path  # a dataset scored as samples is checked against itself
-    samples = read_samples(path, _spec_from(task, path), value_range)
-    spec = _spec_from(task, path)(samples.attrs)
+    samples = read_samples(path, lambda attrs: _task_spec(task, attrs, path), value_range)
+    spec = _task_spec(task, samples.attrs, path)
     if not samples.attrs.get("task"):
         _check_task_without_attr(spec, samples.attrs, path)
     split = split or samples.attrs.get("split") or (spec.test_splits[0] if len(spec.test_splits) == 1 else None)
@@ -254,10 +262,9 @@ def evaluate(
     }
     stamp(result)
     validate_result(result, str(path))  # e.g. a bad provenance or model name: refused before any file is made
-    if out is not None:
-        result = _write(result, per_sample, index, Path(out))
+    written = _write(result, per_sample, index, Path(out)) if out is not None else None
     log.info("scored %d samples in %.2f s", n, time.perf_counter() - t0)
-    return result
+    return Evaluation(result, written)
 
 
 def check_device(device: str) -> None:
@@ -310,8 +317,10 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")[:60] or "model"
 
 
-def _write(result: Result, per_sample: dict[str, np.ndarray], index: np.ndarray | None, out: Path) -> Result:
-    """Write the result JSON and its per-sample CSV as one unit, under names that cannot collide.
+def _write(result: Result, per_sample: dict[str, np.ndarray], index: np.ndarray | None, out: Path) -> Path:
+    """Write the result JSON and its per-sample CSV as one unit, under names that cannot collide;
+    returns the JSON's path. ``result`` gains the CSV's name and hash (``per_sample_file``,
+    ``per_sample_sha256``).
 
     The name ends in a hash of the content (JSON and CSV), and both files are created
     exclusively (``os.link`` of a finished temporary file): two runs into one ``--out`` never
@@ -357,8 +366,7 @@ def _write(result: Result, per_sample: dict[str, np.ndarray], index: np.ndarray 
         for path in made:
             path.unlink(missing_ok=True)
         raise
-    result["_path"] = str(js)  # type: ignore[typeddict-unknown-key]
-    return result
+    return js
 
 
 def _create_exclusive(path: Path, data: bytes) -> bool:

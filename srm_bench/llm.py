@@ -44,6 +44,7 @@ from . import __version__
 from .errors import SrmBenchError
 
 if TYPE_CHECKING:
+    from .evaluation import Evaluation
     from .results import Result
 
 log = logging.getLogger(__name__)
@@ -575,8 +576,9 @@ def is_answers_file(path: Path) -> bool:
 
 def evaluate_answers(path: Path, *, reference: str | Path | None = None, out: str | Path | None = "results",
                      model: str | None = None, task: str | None = None, split: str | None = None,
-                     progress: bool = False) -> Result:
-    """Score an answers file with the image track's Sudoku rules; write a result like ``evaluate``.
+                     progress: bool = False) -> Evaluation:
+    """Score an answers file with the image track's Sudoku rules; write a result like ``evaluate``
+    and return ``(result, path)`` as it does.
 
     Raises:
         SrmBenchError: a foreign or damaged file, puzzles without an answer, answers naming a
@@ -584,7 +586,7 @@ def evaluate_answers(path: Path, *, reference: str | Path | None = None, out: st
     """
     from types import SimpleNamespace
 
-    from .evaluation import _write, aggregate, resolve_reference
+    from .evaluation import Evaluation, _write, aggregate, resolve_reference
     from .evaluators import sudoku_text
     from .registry import get_task
     from .results import stamp, validate_result
@@ -641,12 +643,11 @@ def evaluate_answers(path: Path, *, reference: str | Path | None = None, out: st
     }
     stamp(result)
     validate_result(result, str(path))
-    if out is not None:
-        result = _write(result, per_sample, index, Path(out))
+    written = _write(result, per_sample, index, Path(out)) if out is not None else None
     failures = [(int(i), why) for i, (_, why) in zip(index, parsed) if why]
     result["_unparsable"] = failures  # type: ignore[typeddict-unknown-key]
     result["_by_masked"] = by_masked(per_sample)  # type: ignore[typeddict-unknown-key]
-    return result
+    return Evaluation(result, written)
 
 
 def by_masked(per_sample: dict[str, np.ndarray], width: int = 9) -> list[dict[str, Any]]:

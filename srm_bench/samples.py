@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -112,11 +112,12 @@ def channels_first(shape: tuple[int, ...], spec: TaskSpec, where: str) -> bool:
     return shape[1:] != (h, w, c)
 
 
-def read_samples(path: str | Path, spec_for: Any, value_range: str | None = None) -> Samples:
+def read_samples(path: str | Path, spec_for: Callable[[dict[str, Any]], TaskSpec],
+                 value_range: str | None = None) -> Samples:
     """Read a samples file of any accepted kind.
 
-    ``spec_for`` maps the attrs found (or ``None``) to the TaskSpec to check against; this
-    lets HDF5 inputs name their own task.
+    ``spec_for`` maps the attrs found (``{}`` for a PNG folder, read before it has any) to the
+    TaskSpec to check against; this lets HDF5 inputs name their own task.
     """
     path = Path(path)
     if not path.exists():

@@ -21,12 +21,14 @@ import importlib.util
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from .errors import SrmBenchError
-from .results import Result
+
+if TYPE_CHECKING:
+    from .evaluation import Evaluation
 
 
 @dataclass
@@ -101,11 +103,11 @@ def _puzzle_images(ds, idx: np.ndarray) -> np.ndarray:
 
 def run_solve(task: str, split: str, model: str, out: Path, *, results: Path | None = Path("results"),
               batch_size: int = 64, limit: int | None = None, reference: Path | None = None, name: str | None = None,
-              seed: int = 0, value_range: str | None = None, progress: bool = False) -> Result:
+              seed: int = 0, value_range: str | None = None, progress: bool = False) -> Evaluation:
     """Run an adapter over a split, write the samples to ``out`` and score them.
 
     Returns:
-        The result (as :func:`srm_bench.evaluation.evaluate` returns it).
+        ``(result, path)`` as :func:`srm_bench.evaluation.evaluate` returns them.
 
     Raises:
         SrmBenchError: bad options, an adapter that cannot be imported, raises or returns
@@ -236,13 +238,12 @@ def _command():
 
         label = name or model.rpartition(":")[2] or "adapter"
         target = out if out is not None else Path(f"solve-{label}-{split}.h5")
-        result = run_solve(task, split, model, target, results=results, batch_size=batch_size, limit=limit,
-                           reference=reference, name=name, seed=seed, value_range=value_range,
-                           progress=progress_enabled(ctx))
-        path = result.pop("_path", None)  # type: ignore[typeddict-item]
+        result, path = run_solve(task, split, model, target, results=results, batch_size=batch_size, limit=limit,
+                                 reference=reference, name=name, seed=seed, value_range=value_range,
+                                 progress=progress_enabled(ctx))
         click.echo(f"samples: {target}")
         click.echo(format_table(result))
-        if path:
+        if path is not None:
             click.echo(f"result: {path}")
 
     return command

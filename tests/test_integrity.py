@@ -50,12 +50,13 @@ def test_case1_results_of_one_second_do_not_collide(easy_small, easy_ds, tmp_pat
     broken[::2] = 0  # every other puzzle blanked: accuracy 0.5
     bad = _samples(tmp_path, easy_ds, broken, name="bad.h5")
     out = tmp_path / "r"
-    a = evaluation.evaluate(good, reference=easy_small, out=out)
-    b = evaluation.evaluate(bad, reference=easy_small, out=out)
-    assert a["_path"] != b["_path"] and a["created"] == b["created"]
+    a, a_path = evaluation.evaluate(good, reference=easy_small, out=out)
+    b, b_path = evaluation.evaluate(bad, reference=easy_small, out=out)
+    assert a_path is not None and b_path is not None
+    assert a_path != b_path and a["created"] == b["created"]
     assert len(list(out.iterdir())) == 4
-    for r in (a, b):
-        res = json.loads(Path(r["_path"]).read_text())
+    for path in (a_path, b_path):
+        res = json.loads(path.read_text())
         csv = pd.read_csv(out / res["per_sample_file"])
         assert csv["accuracy"].mean() == res["metrics"]["accuracy"]["value"]
     with pytest.raises(SrmBenchError, match="never overwritten"):  # the same result again: refused, first kept
@@ -602,8 +603,8 @@ def test_case10_palette_pngs_are_read_as_their_colours(easy_small, easy_ds, tmp_
     first = Image.open(pngs / "0.png")
     assert first.mode == "P" and not np.array_equal(np.asarray(first), images[0, ..., 0])
     assert np.array_equal(np.asarray(first.convert("L")), images[0, ..., 0])
-    res = evaluation.evaluate(pngs, task="sudoku", split="easy", reference=easy_small, out=None)
-    assert res["metrics"]["accuracy"]["value"] == 1.0
+    res, path = evaluation.evaluate(pngs, task="sudoku", split="easy", reference=easy_small, out=None)
+    assert res["metrics"]["accuracy"]["value"] == 1.0 and path is None
 
 
 # ------------------------------------------------------------------ case 15 and the newcomer's list

@@ -118,13 +118,13 @@ def test_real_sudoku_evaluation_end_to_end(tmp_path):
     samples = write_samples(tmp_path / "s.h5", images, task="sudoku", split="hard",
                             dataset_sha256=ds.content_sha256, index=np.arange(4),
                             model={"name": "swap-test", "provenance": "user", "sampler": {"name": "parallel"}})
-    res = evaluate(samples, reference=tmp_path / "ds", out=tmp_path / "results")
-    assert res["metrics"]["accuracy"]["value"] == 0.75
+    res, res_path = evaluate(samples, reference=tmp_path / "ds", out=tmp_path / "results")
+    assert res["metrics"]["accuracy"]["value"] == 0.75 and res_path is not None
     table = build_table(load_frame([tmp_path / "results"]), LAYOUTS["table1"])
     (row,) = table.rows
     assert row.group == "user" and row.labels["model"] == "swap-test"
     assert row.cells[-1].value == 0.75 and row.cells[-2].value == pytest.approx(2.0)  # mean L1 of 0, 8, 0, 0
-    arr = check_png(plot_samples(res["_path"], tmp_path / "grid.png"), min_w=300, min_h=200)
+    arr = check_png(plot_samples(res_path, tmp_path / "grid.png"), min_w=300, min_h=200)
     red = reddish(arr)
     assert red.sum() > 500
     # the two swapped cells are framed: red pixels lie in the second image of the row only (titles aside)

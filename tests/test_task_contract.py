@@ -7,6 +7,7 @@ verifying, scoring and the CLI groups reaching it prove that the registry entry 
 """
 from __future__ import annotations
 
+import json
 import sys
 import types
 from pathlib import Path
@@ -89,15 +90,17 @@ def test_a_task_defined_only_in_a_test_generates_and_scores_through_the_registry
     data = generate("toy-bars", "test", n=10, out=tmp_path / "toy", progress=False)
     ds = load_dataset(data, verify=True)
     assert (ds.task, ds.split, ds.count) == ("toy-bars", "test", 10)
-    result = evaluate(data, out=tmp_path / "results")
+    result, path = evaluate(data, out=tmp_path / "results")
+    assert path is not None and path.parent == tmp_path / "results" and "_path" not in result
+    assert json.loads(path.read_text())["metrics"]["even"]["value"] == result["metrics"]["even"]["value"]
     assert result["task"] == "toy-bars" and result["evaluator"]["name"] == "toy-bars-parity"
     assert result["metrics"]["even"]["value"] == 1.0 and result["metrics"]["even"]["n"] == 10
 
     images = np.zeros((4, SIDE, SIDE, 1), np.uint8)
     images[:3, 0, 0] = 255  # three of four samples have one (odd) white pixel
     np.savez(tmp_path / "odd.npz", images)
-    scored = evaluate(tmp_path / "odd.npz", task="toy-bars", out=None)
-    assert scored["metrics"]["even"]["value"] == 0.25
+    scored, nowhere = evaluate(tmp_path / "odd.npz", task="toy-bars", out=None)
+    assert scored["metrics"]["even"]["value"] == 0.25 and nowhere is None
 
 
 def test_the_cli_reaches_the_toy_task_and_its_entry_points(toy_task: TaskSpec, tmp_path: Path) -> None:
