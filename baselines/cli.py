@@ -104,6 +104,10 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
                         init=init, eval_every=eval_every, eval_count=eval_count, eval_splits=splits,
                         eval_budget=eval_budget)
     click.echo(json.dumps(summary))
+    import torch.distributed as tdist
+
+    if tdist.is_available() and tdist.is_initialized():  # under torchrun: leave no process group behind
+        tdist.destroy_process_group()
 
 
 @click.command(epilog="\b\nExamples:\n  srm-bench sample --pretrained srm-sudoku --sampler sequential --order predicted --split easy -o e.h5\n"

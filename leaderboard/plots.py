@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 import numpy as np
 import pandas as pd
@@ -281,7 +281,8 @@ def plot_samples(result_path: str | Path, out: str | Path, *, samples_path: str 
     return _save(fig, out)
 
 
-SAMPLER_STYLES = {"parallel": ":", "predicted": "-", "predicted-entropy": "--"}
+LineStyle = Literal["-", "--", "-.", ":"]
+SAMPLER_STYLES: dict[str, LineStyle] = {"parallel": ":", "predicted": "-", "predicted-entropy": "--"}
 
 
 def plot_training(runs: list[str | Path], out: str | Path, *, labels: list[str] | None = None) -> Path:
@@ -308,7 +309,7 @@ def plot_training(runs: list[str | Path], out: str | Path, *, labels: list[str] 
     fig = _figure(4.2 * (1 + len(splits)), 3.8)
     axes = fig.subplots(1, 1 + len(splits), squeeze=False)[0]
     ax_loss, acc_axes = axes[0], dict(zip(splits, axes[1:]))
-    samplers: dict[str, str] = {}
+    samplers: dict[str, LineStyle] = {}
     for name, log, ev in zip(names, logs, evals):
         line, = ax_loss.plot(log["images"], log["mse"], label=name)
         if ev is None:
