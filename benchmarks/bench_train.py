@@ -3,6 +3,7 @@
 Usage (GPU machine):
     python benchmarks/bench_train.py --task sudoku --preset cell --batch 256 --data gpu files
     torchrun --nproc_per_node 2 benchmarks/bench_train.py --task sudoku --preset cell --batch 512 --data gpu
+    bash benchmarks/device/ddp_matrix.sh cell-aux     # 1 vs 2 vs 4 GPUs, compiled or not (one device call)
 
 Each row runs ``srm_bench.baselines.train.train`` for ``--steps`` steps (the first
 ``--warmup`` are not timed) and appends a row to ``--json`` (default
@@ -56,8 +57,15 @@ def main() -> None:
     ap.add_argument("--data", nargs="+", default=["gpu"], choices=["gpu", "files"])
     ap.add_argument("--files-dir", default=None, help="train split for --data files [generate 20k items]")
     ap.add_argument("--compile", action="store_true")
+    ap.add_argument("--no-optimize-ddp", action="store_true",
+                    help="with --compile under DDP: compile one graph instead of one per gradient bucket "
+                         "(torch._dynamo.config.optimize_ddp = False)")
     ap.add_argument("--json", default=str(Path(__file__).parent / "results" / "train-throughput.json"))
     args = ap.parse_args()
+    if args.no_optimize_ddp:
+        import torch._dynamo
+
+        torch._dynamo.config.optimize_ddp = False
     rank, world, local = _dist()
     device = torch.device(f"cuda:{local}" if torch.cuda.is_available() else "cpu")
     cfg = with_overrides(make_config(args.task, args.baseline, args.preset), batch_size=args.batch,
@@ -93,7 +101,7 @@ def main() -> None:
                "batch": args.batch, "images_per_s": round(ips, 1), "step_ms": round(1000 * args.batch / ips, 2),
                "mfu": round(fpi * ips / (peak * world), 4) if peak else None,
                "peak_gib": round(torch.cuda.max_memory_allocated(device) / 2**30, 2) if device.type == "cuda" else None,
-               "data": data, "compile": bool(args.compile),
+               "data": data, "compile": bool(args.compile), "optimize_ddp": not args.no_optimize_ddp,
                "params": sum(p.numel() for p in build_model(cfg.arch, cfg.model).parameters())}
         print(json.dumps(row), flush=True)
         rows.append(row)
