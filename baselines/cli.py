@@ -183,3 +183,34 @@ def models() -> None:
 
     for name, entry in catalogue().items():
         click.echo("\n".join(describe(name, entry)))
+
+
+@click.command(epilog="\b\nExamples:\n"
+                      "  srm-bench reproduce leaderboard/results/baselines/sudoku-2026-11-26/<result>.json\n"
+                      "  srm-bench reproduce results/my-run.json --checkpoint runs/srm/weights.safetensors --device cpu")
+@click.argument("result", type=click.Path(path_type=Path))
+@click.option("--checkpoint", type=click.Path(path_type=Path), default=None,
+              help="The weights the result was sampled from [the shipped model pinned to the recorded hash].")
+@click.option("--device", default=None, help="cuda or cpu [cuda if available].")
+@click.option("--batch-size", type=int, default=None, help="Samples per batch [the recorded one, else all at once].")
+@click.option("-o", "--out", type=click.Path(path_type=Path), default=None, help="Keep the new samples HDF5 here.")
+@click.pass_context
+def reproduce(ctx: click.Context, result: Path, checkpoint: Path | None, device: str | None, batch_size: int | None,
+              out: Path | None) -> None:
+    """Draw a baseline result's samples again and compare their hash with the recorded one.
+
+    Finds the weights by the SHA-256 in RESULT (a shipped model, or --checkpoint), samples with
+    every recorded knob and seed, and hashes the pixels. Exit 0 when they agree bit for bit,
+    1 when they differ. Bit-for-bit agreement is expected on the device type the result names
+    (GPU kernels differ between card types and from the CPU)."""
+    from .reproduce import reproduce as run
+
+    r = run(result, checkpoint=checkpoint, device=device, batch_size=batch_size, out=out, progress=_progress(ctx))
+    where = f"recorded on {r.recorded_device or 'an unrecorded device'}, drawn now on {r.device}"
+    if r.same:
+        click.echo(f"reproduced bit for bit: samples sha256 {r.sha256} ({where})")
+        return
+    hint = "" if r.recorded_device == r.device else "; compare on the device type the result names"
+    click.echo(f"differs: samples sha256 {r.sha256}, recorded {r.recorded_sha256} ({where}{hint})")
+    ctx.exit(1)
+

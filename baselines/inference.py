@@ -317,6 +317,7 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
         "name": name or f"{cfg.baseline}-{cfg.arch}-{cfg.preset}",
         "provenance": "baseline",
         "sampler": {**sampler.to_dict(), "seed": seed, "weights": "ema" if ema else "raw", "wall_s": round(wall, 2),
+                    "batch_size": batch_size,
                     "device": torch.cuda.get_device_name() if torch.device(device).type == "cuda" else "cpu"},
         "training": {"steps": int(state["step"]), "batch": cfg.batch_size, "lr": cfg.lr, "preset": cfg.preset,
                      "baseline": cfg.baseline, "arch": cfg.arch, "params": n_params,

@@ -30,6 +30,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("srm_bench.baselines.cli:train", "Train the SRM or DDPM baseline (presets paper/small/tiny, DDP under torchrun)."),
     "sample": ("srm_bench.baselines.cli:sample", "Sample a trained baseline with any sampler into an evaluable HDF5."),
     "models": ("srm_bench.baselines.cli:models", "List the shipped baseline models (checksums, budgets, measured accuracy)."),
+    "reproduce": ("srm_bench.baselines.cli:reproduce", "Draw a baseline result's samples again and compare their hash."),
     "leaderboard": ("srm_bench.leaderboard.cli:leaderboard", "Results side by side with the paper's figures (md, LaTeX, CSV, HTML, JSON)."),
     "plot": ("srm_bench.leaderboard.cli:plot", "Plots from results: accuracy per difficulty, vs overlap, sample grids (PNG)."),
 }
