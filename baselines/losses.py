@@ -1,6 +1,7 @@
 """Training losses: MSE on the prediction x1, the VLB on the learned variance x1 (mean
 stop-gradient, as iDDPM), and the Gaussian NLL of the target under the predicted per-patch
-uncertainty x0.01 (mean stop-gradient). Every term is reduced per patch, weighted by the
+uncertainty x0.01 (mean stop-gradient; optionally of the error averaged over pixel blocks first, ``nll_blur``). Every
+term is reduced per patch, weighted by the
 per-patch loss weight (1 / p(t); 0 for given or zeroed patches) and averaged over the
 patches that train.
 
@@ -32,6 +33,10 @@ class LossWeights:
     nll: float = 0.01
     vlb_steps: int = 1000  # the VLB term is that of a step t -> t - 1 / vlb_steps
     cls: float = 0.0  # auxiliary class cross-entropy (needs a class head and labels)
+    # The uncertainty head's target: the squared error averaged per patch after averaging it
+    # over nll_blur x nll_blur pixel blocks (1: per pixel, the paper's). Coarser blocks weigh a
+    # digit's shape over its stroke style (benchmarks/check_uncertainty_targets.py).
+    nll_blur: int = 1
 
 
 def per_patch(x: torch.Tensor, patch: int) -> torch.Tensor:
@@ -76,7 +81,12 @@ def srm_loss(out: DenoiserOutput, x: torch.Tensor, eps: torch.Tensor, z: torch.T
     # The last step (to s = 0) has no Gaussian posterior: no VLB term there.
     vlb = per_patch(torch.where(s_pix > 0, kl, torch.zeros_like(kl)), patch)
 
-    err = per_patch((target - pred_sg) ** 2, patch)
+    if weights.nll_blur > 1:
+        if patch % weights.nll_blur:
+            raise SrmBenchError(f"nll_blur {weights.nll_blur} must divide the patch side {patch}")
+        err = per_patch(F.avg_pool2d(target - pred_sg, weights.nll_blur) ** 2, patch // weights.nll_blur)
+    else:
+        err = per_patch((target - pred_sg) ** 2, patch)
     logvar = out.logvar.float()
     nll = 0.5 * (logvar + err * torch.exp(-logvar))
 

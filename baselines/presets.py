@@ -209,9 +209,18 @@ def _cell_aux(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
     return TrainConfig(arch="cellnet", model=model, loss=loss, **FAST, **common)
 
 
+def _cell_aux_b7(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
+    """cell-aux whose uncertainty head learns the cell's error averaged over 7x7 pixel blocks
+    (``LossWeights.nll_blur = 7``): the digit's shape, less its stroke style. The network is
+    cell-aux's, so ``--init`` continues cell-aux weights (docs/sudoku-baselines.md)."""
+    cfg = _cell_aux(task, baseline, common)
+    return replace(cfg, loss={**cfg.loss, "nll_blur": 7})
+
+
 PRESET_FACTORIES = {
     "paper": _paper, "small": _small, "tiny": _tiny, "dit-s": _dit_preset("S"), "dit-b": _dit_preset("B"),
     "dit-cell": _dit_cell, **{name: _cell_preset(name) for name in CELL_SIZES}, "cell-aux": _cell_aux,
+    "cell-aux-b7": _cell_aux_b7,
 }
 PRESETS = tuple(PRESET_FACTORIES)
 

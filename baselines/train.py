@@ -433,15 +433,18 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
         log.info("resumed %s at step %d", ckpt_path, record["step"])
     elif init is not None:
         weights, old, init_record = load_weights(init)
-        if old.identity() != cfg.identity():
+        # The network must match; the preset may differ (e.g. cell-aux-b7 fine-tunes cell-aux weights
+        # with another uncertainty target), and the record names where the weights came from.
+        same_net = {k: v for k, v in old.identity().items() if k != "preset"}
+        if same_net != {k: v for k, v in cfg.identity().items() if k != "preset"}:
             raise SrmBenchError(
                 f"{init}: holds a {old.baseline}/{old.task}/{old.preset} model ({old.arch}), not "
-                f"{cfg.baseline}/{cfg.task}/{cfg.preset} ({cfg.arch}); pass weights of the same baseline, task and preset"
+                f"{cfg.baseline}/{cfg.task}/{cfg.preset} ({cfg.arch}); pass weights of the same baseline, task and network"
             )
         model.load_state_dict(weights)
         ema.load_state_dict(weights)
         record = {**record, **{k: init_record[k] for k in ("step", "images", "gpu_hours", "wall_s") if k in init_record}}
-        record["init"] = {"file": str(init), "step": record["step"], "images": record["images"]}
+        record["init"] = {"file": str(init), "step": record["step"], "images": record["images"], "preset": old.preset}
         warm_from = int(record["step"])
         log.info("continuing %s from step %d (%d images)", init, record["step"], record["images"])
     start_step = int(record["step"])

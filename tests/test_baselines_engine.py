@@ -164,8 +164,14 @@ def test_init_refuses_other_models_and_foreign_files(tmp_path: Path) -> None:
     cfg = tiny_cfg(steps=1, ckpt_every=1)
     train(cfg, tiny_data(), tmp_path / "a", device="cpu", progress=False)
     w = tmp_path / "a" / "weights.safetensors"
+    other_net = with_overrides(make_config("even-pixels", "srm", "small"), steps=2)
+    assert other_net.model != cfg.model
     with pytest.raises(SrmBenchError, match="holds a srm/even-pixels/tiny model"):
-        train(with_overrides(cfg, preset="small", steps=2), tiny_data(), tmp_path / "b", device="cpu", progress=False, init=w)
+        train(other_net, tiny_data(), tmp_path / "b", device="cpu", progress=False, init=w)
+    # The same network under another preset (another loss, say) continues, and the record says from what.
+    train(with_overrides(cfg, preset="small", steps=2), tiny_data(), tmp_path / "c", device="cpu", progress=False, init=w)
+    _, _, rec = load_weights(tmp_path / "c" / "weights.safetensors")
+    assert rec["init"]["preset"] == "tiny" and rec["step"] == 2
     from safetensors.torch import save_file
 
     save_file({"x": torch.zeros(2)}, str(tmp_path / "bare.safetensors"))
@@ -353,3 +359,32 @@ def test_ddpm_with_the_cell_aux_network_trains_on_cpu(tmp_path: Path) -> None:
     train(cfg, None, tmp_path, device="cpu", resume=False, progress=False)
     row = list(csv.DictReader(open(tmp_path / "log.csv")))[-1]
     assert 0.0 < float(row["cls"]) < 5.0 and float(row["mse"]) > 0.0
+
+
+def test_blurred_nll_target_averages_the_error_over_blocks_first() -> None:
+    """nll_blur = 2 on 4x4 patches: the head's target is the mean over the patch's four 2x2
+    blocks of the squared block-mean error, so an error pattern that cancels within each block
+    (stroke style) costs nothing, where the per-pixel target counts all of it."""
+    from srm_bench.baselines.diffusion import DenoiserOutput
+    from srm_bench.baselines.losses import LossWeights, srm_loss
+    from srm_bench.baselines.noise import NoisePath
+
+    path = NoisePath("rectified_flow", "velocity")
+    x, eps = torch.zeros(1, 1, 8, 8), torch.zeros(1, 1, 8, 8)
+    t = torch.full((1, 4), 0.5)
+    z = path.noise(x, eps, torch.full((1, 1, 8, 8), 0.5))
+    checker = (torch.arange(8)[:, None] + torch.arange(8)[None, :]) % 2 * 2.0 - 1.0  # +-1, mean 0 per 2x2 block
+    pred = checker.reshape(1, 1, 8, 8).clone()
+    pred[..., :4, :4] += 0.5  # patch 0 also has a shift that survives the blocks
+    out = DenoiserOutput(pred, torch.zeros_like(x), torch.zeros(1, 4))  # logvar 0: nll = 0.5 * err
+    w = torch.ones(1, 4)
+    _, fine = srm_loss(out, x, eps, z, t, w, path, 4, LossWeights())
+    _, coarse = srm_loss(out, x, eps, z, t, w, path, 4, LossWeights(nll_blur=2))
+    # per pixel: patch 0 has mean((c + 0.5)^2) = 1.25, the others 1.0; blurred: 0.25 and 0
+    assert float(fine["nll"]) == pytest.approx(0.5 * (1.25 + 3 * 1.0) / 4)
+    assert float(coarse["nll"]) == pytest.approx(0.5 * 0.25 / 4)
+    assert float(fine["mse"]) == float(coarse["mse"])  # only the head's target changes
+    with pytest.raises(SrmBenchError, match="must divide the patch side"):
+        srm_loss(out, x, eps, z, t, w, path, 4, LossWeights(nll_blur=3))
+    cfg = make_config("sudoku", "srm", "cell-aux-b7")
+    assert cfg.loss["nll_blur"] == 7 and cfg.model == make_config("sudoku", "srm", "cell-aux").model

@@ -1,0 +1,108 @@
+"""Which uncertainty target would order Sudoku cells by knowledge rather than by ink?
+
+The SRM's uncertainty head learns E[err | context], err being the cell's squared velocity
+error averaged over its pixels; at t = 1 that is the error of x0-hat. This script computes
+what an *ideal* head would output for several targets, from the digit pool the training data
+are drawn from and a trained model's knowledge of each noisy cell (its class head's
+probabilities p(d), in the state of a predicted-order sampler: some cells given and clean, the
+rest pure noise). With x0-hat = sum_d p(d) mu_d (the MSE-optimal mean) the expected error of a
+target T is
+
+    E[err_T] = sum_d p(d) (V_T(d) + |T(mu_d) - T(x0-hat)|^2)
+
+with mu_d the pool's mean image of digit d and V_T(d) its within-digit variance under T. The
+targets:
+
+- ``pixels``: the paper's (T = identity; log of the pixel-mean squared error);
+- ``blur4`` / ``blur7``: the error of the cell averaged over 4x4 / 7x7 pixel blocks first
+  (stroke style is finer than a digit's shape);
+- ``excess``: the pixel error less its within-digit part (sum_d p(d) V(d)): the part that
+  knowing the digit would remove. A head cannot be trained on it directly, but its ranking is
+  what an ideal ordering would use;
+- ``entropy``: the class head's entropy (the `--uncertainty entropy` variant).
+
+For each, the first cell predicted order would pick (lowest value among the noisy cells) is
+scored as in check_reasoning.py: is it a naked single, is the class head right there, and how
+often does it hold a 1 (the digit with the least ink).
+
+Usage: python benchmarks/check_uncertainty_targets.py WEIGHTS.safetensors [--count 128] [--givens 20 25 35]
+"""
+from __future__ import annotations
+
+import argparse
+
+import torch
+import torch.nn.functional as F
+
+from srm_bench.baselines.diffusion import pixel_levels
+from srm_bench.baselines.noise import NoisePath
+from srm_bench.baselines.streams import SudokuStream
+from srm_bench.baselines.train import build_model, load_weights
+
+from check_reasoning import candidates
+
+
+def pool_stats(pool: torch.Tensor, block: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per digit: the mean of T(x) (9, D) and the within-digit variance of T(x), averaged over D (9,)."""
+    x = pool.float() / 127.5 - 1.0  # (9, k, 28, 28)
+    if block > 1:
+        x = F.avg_pool2d(x.reshape(-1, 1, 28, 28), block, ceil_mode=True).reshape(9, x.shape[1], -1)
+    else:
+        x = x.reshape(9, x.shape[1], -1)
+    mu = x.mean(1)
+    var = ((x - mu[:, None]) ** 2).mean((1, 2))
+    return mu, var
+
+
+def expected_error(p: torch.Tensor, mu: torch.Tensor, var: torch.Tensor) -> torch.Tensor:
+    """E[err] per cell for class probabilities p (..., 9)."""
+    xhat = p @ mu  # (..., D)
+    between = ((mu[None, None] - xhat[..., None, :]) ** 2).mean(-1)  # (..., 9)
+    return (p * (var + between)).sum(-1)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("weights")
+    ap.add_argument("--count", type=int, default=128)
+    ap.add_argument("--givens", type=int, nargs="+", default=[20, 25, 35])
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    torch.set_num_threads(2)
+    state, cfg, record = load_weights(a.weights)
+    if not cfg.model.get("classes"):
+        raise SystemExit(f"{a.weights}: needs a model with a class head (preset cell-aux)")
+    model = build_model(cfg.arch, cfg.model)
+    model.load_state_dict(state)
+    model.eval()
+    noise = NoisePath(cfg.noise_path, cfg.target)
+    torch.manual_seed(a.seed)
+    stream = SudokuStream("cpu")
+    stats = {name: pool_stats(stream.pool, block) for name, block in (("pixels", 1), ("blur4", 4), ("blur7", 7))}
+    batch = stream.draw(a.count)
+    rows = torch.arange(a.count)
+    print(f"{a.weights}: preset {cfg.preset}, {record.get('images', 0):,} training images; "
+          f"within-digit pixel variance by digit 1-9: " + " ".join(f"{v:.3f}" for v in stats["pixels"][1]))
+    print("| givens | target | first pick: naked single | class head right | holds a 1 |")
+    print("|---|---|---|---|---|")
+    for k in a.givens:
+        known = torch.rand(a.count, 81).argsort(1).argsort(1) < k
+        t = torch.where(known, 0.0, 1.0)
+        z = noise.noise(batch.x, torch.randn_like(batch.x), pixel_levels(t, (9, 9), 28))
+        with torch.no_grad():
+            out = model(z, t)
+        p = out.logits.float().softmax(-1)
+        right = out.logits.argmax(-1) == batch.labels
+        single = ~known & (candidates(batch.labels, known).sum(-1) == 1)
+        scores = {name: expected_error(p, mu, var) for name, (mu, var) in stats.items()}
+        scores["excess"] = scores["pixels"] - (p * stats["pixels"][1]).sum(-1)
+        scores["entropy"] = -(p * p.clamp_min(1e-12).log()).sum(-1)
+        scores["head (trained)"] = out.logvar.float()
+        for name, sc in scores.items():
+            pick = sc.masked_fill(known, float("inf")).argmin(1)
+            print(f"| {k} | {name} | {single[rows, pick].float().mean():.2f} | {right[rows, pick].float().mean():.2f} "
+                  f"| {int((batch.labels[rows, pick] == 0).sum())} of {a.count} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
