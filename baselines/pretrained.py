@@ -53,6 +53,8 @@ def describe(name: str, entry: dict[str, Any]) -> list[str]:
              f"  trained: {t.get('images', 0):,} images, {t.get('gpu_hours', 0)} GPU-hours on {t.get('card', '?')}",
              f"  status: {entry.get('status', '')}"]
     for m in entry.get("measured", []):
-        lines.append(f"  {m['split']:6s} {m['sampler']:9s} {m['nfe']:4d} NFE eta {m['eta']:g}: "
-                     f"accuracy {m['accuracy']:.3f} on {m['count']} ({m['where']})")
+        ci = f" [{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}]" if m.get("ci95") else ""
+        lines.append(f"  {m['split']:6s} {m['sampler']:17s} {m['nfe']:4d} NFE eta {m['eta']:g}: "
+                     f"accuracy {m['accuracy']:.3f}{ci} on {m['count']} "
+                     f"({m['where']}{', ' + m['result'] if m.get('result') else ''})")
     return lines

@@ -141,3 +141,25 @@ def test_animate_writes_a_gif_of_the_process(tmp_path: Path, capsys: pytest.Capt
 
         with pytest.raises(SrmBenchError, match="imageio-ffmpeg"):
             Animator(tmp_path / "a.mp4", 1, 10)
+
+
+def test_every_measured_figure_is_backed_by_its_result_file() -> None:
+    """The catalogue's accuracies are not typed in: each row that names a result file agrees with
+    it (split, sampler knobs, count, accuracy and interval), and the file was sampled from the
+    shipped weights."""
+    import math
+
+    root = Path(__file__).resolve().parents[1]
+    for name, entry in pretrained.catalogue().items():
+        backed = [m for m in entry.get("measured", []) if m.get("result")]
+        for m in backed:
+            res = json.loads((root / m["result"]).read_text())
+            s = res["model"]["sampler"]
+            sampler = "parallel" if s["name"] == "parallel" else s["order"] + ("-entropy" if s.get("uncertainty") == "entropy" else "")
+            assert (res["split"], sampler, s["steps"], s["eta"]) == (m["split"], m["sampler"], m["nfe"], m["eta"]), m
+            acc = res["metrics"]["accuracy"]
+            assert acc["n"] == m["count"] and math.isclose(acc["value"], m["accuracy"], abs_tol=5e-5), m
+            assert [round(x, 3) for x in acc["ci95"]] == m["ci95"], m
+            assert res["model"]["training"]["checkpoint_sha256"] == entry["sha256"], (name, m["result"])
+        if name == "srm-sudoku":
+            assert len(backed) >= 15
