@@ -350,7 +350,7 @@ def _write(result: Result, per_sample: dict[str, np.ndarray], index: np.ndarray 
     base = f"{result['task']}-{result['split']}-{_slug(result['model']['name'])}-{stamp_}-{digest}"
     csv, js = out / f"{base}.per_sample.csv", out / f"{base}.json"
     result["per_sample_file"] = csv.name
-    result["per_sample_sha256"] = csv_sha  # type: ignore[typeddict-unknown-key]
+    result["per_sample_sha256"] = csv_sha
     json_bytes = (json.dumps(result, indent=2) + "\n").encode()
     made: list[Path] = []
     try:
