@@ -25,12 +25,13 @@ Usage: python benchmarks/check_reasoning.py WEIGHTS.safetensors [...] [--count 6
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 
 import torch
 
-from srm_bench.baselines.diffusion import pixel_levels
+from srm_bench.baselines.diffusion import DenoiserOutput, pixel_levels
 from srm_bench.baselines.noise import NoisePath
-from srm_bench.baselines.streams import SudokuStream
+from srm_bench.baselines.streams import Batch, SudokuStream
 from srm_bench.baselines.train import build_model, load_weights
 
 
@@ -56,22 +57,35 @@ def spearman(a: torch.Tensor, b: torch.Tensor) -> float:
     return float(torch.corrcoef(torch.stack([ra, rb]))[0, 1])
 
 
-def probe(path: str, count: int, givens: list[int], seed: int, by_digit: bool = False) -> None:
-    state, cfg, record = load_weights(path)
-    model = build_model(cfg.arch, cfg.model)
-    model.load_state_dict(state)
-    model.eval()
-    noise = NoisePath(cfg.noise_path, cfg.target)
+def sampler_states(model: torch.nn.Module, noise: NoisePath, count: int, givens: list[int],
+                   seed: int) -> Iterator[tuple[int, Batch, torch.Tensor, DenoiserOutput]]:
+    """For each number of givens k: ``count`` fresh solved grids (the same grids for every k)
+    with k cells given and clean (t = 0) and the rest pure noise (t = 1), and the model's
+    output there. Yields (k, batch, known (count, 81) bool, output)."""
     torch.manual_seed(seed)
-    stream = SudokuStream("cpu")
-    batch = stream.draw(count)
-    print(f"{path}: preset {cfg.preset}, {record.get('images', 0):,} training images")
+    batch = SudokuStream("cpu").draw(count)
     for k in givens:
         known = torch.rand(count, 81).argsort(1).argsort(1) < k
         t = torch.where(known, 0.0, 1.0)
         z = noise.noise(batch.x, torch.randn_like(batch.x), pixel_levels(t, (9, 9), 28))
         with torch.no_grad():
             out = model(z, t)
+        yield k, batch, known, out
+
+
+def first_pick(score: torch.Tensor, known: torch.Tensor) -> torch.Tensor:
+    """(count,) the noisy cell predicted order starts first: the lowest ``score`` (B, 81)."""
+    return score.float().masked_fill(known, float("inf")).argmin(1)
+
+
+def probe(path: str, count: int, givens: list[int], seed: int, by_digit: bool = False) -> None:
+    state, cfg, record = load_weights(path)
+    model = build_model(cfg.arch, cfg.model)
+    model.load_state_dict(state)
+    model.eval()
+    noise = NoisePath(cfg.noise_path, cfg.target)
+    print(f"{path}: preset {cfg.preset}, {record.get('images', 0):,} training images")
+    for k, batch, known, out in sampler_states(model, noise, count, givens, seed):
         cand = candidates(batch.labels, known)
         unknown = ~known
         single = unknown & (cand.sum(-1) == 1)
@@ -85,11 +99,11 @@ def probe(path: str, count: int, givens: list[int], seed: int, by_digit: bool = 
                      f" single_acc {right[single].float().mean():.3f}")
         line += f" | logvar single {out.logvar[single].mean():.3f} other {out.logvar[other].mean():.3f}"
         rows = torch.arange(count)
-        picks = {"logvar": out.logvar.float().masked_fill(known, float("inf")).argmin(1)}
+        picks = {"logvar": first_pick(out.logvar, known)}
         if out.logits is not None:
             logp = out.logits.float().log_softmax(-1)
             entropy = -(logp.exp() * logp).sum(-1)
-            picks["entropy"] = entropy.masked_fill(known, float("inf")).argmin(1)
+            picks["entropy"] = first_pick(entropy, known)
         for name, pick in picks.items():
             line += f" | first pick by {name}: single {single[rows, pick].float().mean():.2f}"
             if out.logits is not None:

@@ -34,12 +34,11 @@ import argparse
 import torch
 import torch.nn.functional as F
 
-from srm_bench.baselines.diffusion import pixel_levels
 from srm_bench.baselines.noise import NoisePath
 from srm_bench.baselines.streams import SudokuStream
 from srm_bench.baselines.train import build_model, load_weights
 
-from check_reasoning import candidates
+from check_reasoning import candidates, first_pick, sampler_states
 
 
 def pool_stats(pool: torch.Tensor, block: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -76,21 +75,13 @@ def main() -> None:
     model.load_state_dict(state)
     model.eval()
     noise = NoisePath(cfg.noise_path, cfg.target)
-    torch.manual_seed(a.seed)
-    stream = SudokuStream("cpu")
-    stats = {name: pool_stats(stream.pool, block) for name, block in (("pixels", 1), ("blur4", 4), ("blur7", 7))}
-    batch = stream.draw(a.count)
+    stats = {name: pool_stats(SudokuStream("cpu").pool, block) for name, block in (("pixels", 1), ("blur4", 4), ("blur7", 7))}
     rows = torch.arange(a.count)
     print(f"{a.weights}: preset {cfg.preset}, {record.get('images', 0):,} training images; "
           f"within-digit pixel variance by digit 1-9: " + " ".join(f"{v:.3f}" for v in stats["pixels"][1]))
     print("| givens | target | first pick: naked single | class head right | holds a 1 |")
     print("|---|---|---|---|---|")
-    for k in a.givens:
-        known = torch.rand(a.count, 81).argsort(1).argsort(1) < k
-        t = torch.where(known, 0.0, 1.0)
-        z = noise.noise(batch.x, torch.randn_like(batch.x), pixel_levels(t, (9, 9), 28))
-        with torch.no_grad():
-            out = model(z, t)
+    for k, batch, known, out in sampler_states(model, noise, a.count, a.givens, a.seed):
         p = out.logits.float().softmax(-1)
         right = out.logits.argmax(-1) == batch.labels
         single = ~known & (candidates(batch.labels, known).sum(-1) == 1)
@@ -99,7 +90,7 @@ def main() -> None:
         scores["entropy"] = -(p * p.clamp_min(1e-12).log()).sum(-1)
         scores["head (trained)"] = out.logvar.float()
         for name, sc in scores.items():
-            pick = sc.masked_fill(known, float("inf")).argmin(1)
+            pick = first_pick(sc, known)
             print(f"| {k} | {name} | {single[rows, pick].float().mean():.2f} | {right[rows, pick].float().mean():.2f} "
                   f"| {int((batch.labels[rows, pick] == 0).sum())} of {a.count} |", flush=True)
 

@@ -27,24 +27,16 @@ from srm_bench.baselines.noise import NoisePath
 from srm_bench.baselines.streams import SudokuStream
 from srm_bench.baselines.train import BatchMaker, build_model, load_weights, save_weights
 
-from check_reasoning import candidates
-from srm_bench.baselines.diffusion import pixel_levels
+from check_reasoning import candidates, first_pick, sampler_states
 
 
-def first_picks(model: torch.nn.Module, count: int, givens: list[int], seed: int) -> list[str]:
-    noise = NoisePath("rectified_flow", "velocity")
-    torch.manual_seed(seed)
-    batch = SudokuStream("cpu").draw(count)
-    rows, lines = torch.arange(count), []
-    for k in givens:
-        known = torch.rand(count, 81).argsort(1).argsort(1) < k
-        t = torch.where(known, 0.0, 1.0)
-        z = noise.noise(batch.x, torch.randn_like(batch.x), pixel_levels(t, (9, 9), 28))
-        with torch.no_grad():
-            out = model(z, t)
+def first_picks(model: torch.nn.Module, noise: NoisePath, count: int, givens: list[int], seed: int) -> list[str]:
+    lines = []
+    for k, batch, known, out in sampler_states(model, noise, count, givens, seed):
+        rows = torch.arange(count)
         single = ~known & (candidates(batch.labels, known).sum(-1) == 1)
         right = out.logits.argmax(-1) == batch.labels
-        pick = out.logvar.float().masked_fill(known, float("inf")).argmin(1)
+        pick = first_pick(out.logvar, known)
         lines.append(f"{k} givens: first pick naked single {single[rows, pick].float().mean():.2f}, class head right "
                      f"{right[rows, pick].float().mean():.2f}, holds a 1 in {int((batch.labels[rows, pick] == 0).sum())} "
                      f"of {count}")
@@ -120,10 +112,10 @@ def main() -> None:
     model.eval()
     kind = "MLP" if a.mlp else "linear"
     print(f"refitted {kind} head (target: error over {a.blur}x{a.blur} blocks), {a.steps} steps of {a.batch}:")
-    for line in first_picks(model, a.count, a.givens, 0):
+    for line in first_picks(model, path, a.count, a.givens, 0):
         print("  " + line)
     print("shipped head:")
-    for line in first_picks(shipped, a.count, a.givens, 0):
+    for line in first_picks(shipped, path, a.count, a.givens, 0):
         print("  " + line)
     if a.sample:
         for name, m in (("shipped head", shipped), (f"refitted head, blur {a.blur}", model)):

@@ -350,12 +350,14 @@ def _scalar(v: Any) -> Any:
 
 def _train_images(training: Mapping[str, Any]) -> int | None:
     """Training images seen: the record's ``images``, else steps x batch (the paper's rows)."""
-    images, steps, batch = training.get("images"), training.get("steps"), training.get("batch")
-    if isinstance(images, int) and not isinstance(images, bool):
+    images, steps, batch = (_int(training.get(k)) for k in ("images", "steps", "batch"))
+    if images is not None:
         return images
-    if isinstance(steps, int) and isinstance(batch, int) and not isinstance(steps, bool) and not isinstance(batch, bool):
-        return steps * batch
-    return None
+    return steps * batch if steps is not None and batch is not None else None
+
+
+def _int(x: Any) -> int | None:
+    return x if isinstance(x, int) and not isinstance(x, bool) else None
 
 
 def _num(x: Any) -> float | None:

@@ -2,6 +2,6 @@
 # in /tmp/results into $OUT/runs.tgz: one file back, whatever the number of runs.
 # Usage: bash benchmarks/device/collect.sh
 mkdir -p /tmp/results
-( cd /tmp && find runs results -maxdepth 3 \( -name 'log.csv' -o -name 'eval.csv' -o -name 'train.log' \
-    -o -name '*.json' -o -name '*.csv' \) -print0 | tar czf $OUT/runs.tgz --null -T - )
+( cd /tmp && find runs results -maxdepth 3 \( -name train.log -o -name '*.json' -o -name '*.csv' \) -print0 \
+    | tar czf $OUT/runs.tgz --null -T - )
 ls -la $OUT
