@@ -19,7 +19,12 @@ targets:
 - ``excess``: the pixel error less its within-digit part (sum_d p(d) V(d)): the part that
   knowing the digit would remove. A head cannot be trained on it directly, but its ranking is
   what an ideal ordering would use;
-- ``entropy``: the class head's entropy (the `--uncertainty entropy` variant).
+- ``entropy``: the class head's entropy (the `--uncertainty entropy` variant);
+- ``logpix@eps``: the paper's *per-pixel* head averaged per patch: each pixel's log-variance
+  learns log E[err_pixel | context], and the patch's uncertainty is the mean of those logs
+  (a geometric mean of the pixel errors, floored at eps where the model cannot go lower).
+  Our cell-token models instead learn one log-variance per cell, the log of the pixel-mean
+  error (``pixels``): an arithmetic mean, which large-ink digits dominate.
 
 For each, the first cell predicted order would pick (lowest value among the noisy cells) is
 scored as in check_reasoning.py: is it a naked single, is the class head right there, and how
@@ -53,6 +58,19 @@ def pool_stats(pool: torch.Tensor, block: int) -> tuple[torch.Tensor, torch.Tens
     return mu, var
 
 
+def pixel_stats(pool: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per digit and pixel: the mean (9, 784) and the within-digit variance (9, 784)."""
+    x = pool.float().reshape(9, pool.shape[1], -1) / 127.5 - 1.0
+    return x.mean(1), x.var(1, unbiased=False)
+
+
+def log_pixel_error(p: torch.Tensor, mu: torch.Tensor, var: torch.Tensor, eps: float) -> torch.Tensor:
+    """Mean over pixels of log(E[err_pixel] + eps) per cell, for class probabilities p (..., 9)."""
+    xhat = p @ mu  # (..., D)
+    e = torch.einsum("...d,dk->...k", p, var) + torch.einsum("...d,...dk->...k", p, (mu - xhat[..., None, :]) ** 2)
+    return (e + eps).log().mean(-1)
+
+
 def expected_error(p: torch.Tensor, mu: torch.Tensor, var: torch.Tensor) -> torch.Tensor:
     """E[err] per cell for class probabilities p (..., 9)."""
     xhat = p @ mu  # (..., D)
@@ -76,6 +94,7 @@ def main() -> None:
     model.eval()
     noise = NoisePath(cfg.noise_path, cfg.target)
     stats = {name: pool_stats(SudokuStream("cpu").pool, block) for name, block in (("pixels", 1), ("blur4", 4), ("blur7", 7))}
+    pix = pixel_stats(SudokuStream("cpu").pool)
     rows = torch.arange(a.count)
     print(f"{a.weights}: preset {cfg.preset}, {record.get('images', 0):,} training images; "
           f"within-digit pixel variance by digit 1-9: " + " ".join(f"{v:.3f}" for v in stats["pixels"][1]))
@@ -87,6 +106,8 @@ def main() -> None:
         single = ~known & (candidates(batch.labels, known).sum(-1) == 1)
         scores = {name: expected_error(p, mu, var) for name, (mu, var) in stats.items()}
         scores["excess"] = scores["pixels"] - (p * stats["pixels"][1]).sum(-1)
+        for eps in (1e-4, 1e-3, 1e-2):
+            scores[f"logpix@{eps:g}"] = log_pixel_error(p, *pix, eps)
         scores["entropy"] = -(p * p.clamp_min(1e-12).log()).sum(-1)
         scores["head (trained)"] = out.logvar.float()
         for name, sc in scores.items():

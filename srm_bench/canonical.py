@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import logging
+from contextlib import contextmanager
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from pathlib import Path
+from typing import Any, Iterator
 
 from .dataset import Dataset, load_dataset
 from .errors import ChecksumError
@@ -29,6 +31,24 @@ def pinned(task: str, split: str) -> dict[str, Any] | None:
     return _pins().get(task, {}).get(split)
 
 
+@contextmanager
+def _waiting_lock(lock: Path) -> Iterator[None]:
+    """Hold an exclusive advisory lock on ``lock``, waiting for whoever holds it (POSIX; elsewhere
+    no lock, and concurrent regenerations are then refused by ``generate``'s own lock)."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a") as handle:
+        try:
+            import fcntl
+        except ImportError:
+            yield
+            return
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def canonical_dataset(task: str, split: str, *, progress: bool = False) -> Dataset:
     """Load the canonical test set from the cache, regenerating it there if needed."""
     from .generation import generate
@@ -38,8 +58,12 @@ def canonical_dataset(task: str, split: str, *, progress: bool = False) -> Datas
         raise KeyError(f"{task}/{split} has no canonical test set")
     path = canonical_dir(task, split)
     if not (path / "manifest.json").exists():
-        log.info("regenerating the canonical %s/%s set into %s", task, split, path)
-        generate(task, split, n=pin["count"], seed=pin["seed"], out=path, progress=progress)
+        # Several jobs started at once (samplers on several GPUs, a training run's evaluation)
+        # may all find the set missing: the first regenerates it, the others wait for it.
+        with _waiting_lock(path.parent / f".{split}.lock"):
+            if not (path / "manifest.json").exists():
+                log.info("regenerating the canonical %s/%s set into %s", task, split, path)
+                generate(task, split, n=pin["count"], seed=pin["seed"], out=path, progress=progress)
     ds = load_dataset(path)
     if ds.content_sha256 != pin["content_sha256"]:
         raise ChecksumError(

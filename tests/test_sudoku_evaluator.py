@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -156,3 +157,20 @@ def test_samples_find_the_canonical_set_alone(hard_dir, tmp_path, monkeypatch) -
     assert res["metrics"]["solved"]["value"] == 1.0
     assert (canonical_dir("sudoku", "hard") / "manifest.json").exists()
     assert res["dataset"]["content_sha256"] == pinned("sudoku", "hard")["content_sha256"]
+
+
+def test_concurrent_jobs_share_one_canonical_regeneration(tmp_path) -> None:
+    """Jobs started together (samplers on several GPUs) all find the canonical set missing: one
+    regenerates it and the others wait, where they used to fail on the generator's lock."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, SRM_BENCH_CACHE=str(tmp_path / "cache"))
+    code = ("from srm_bench.canonical import canonical_dataset; "
+            "print(canonical_dataset('sudoku', 'easy').content_sha256)")
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(3)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], [err[-300:] for _, err in outs]
+    from srm_bench.canonical import pinned
+    assert {out.strip() for out, _ in outs} == {pinned("sudoku", "easy")["content_sha256"]}

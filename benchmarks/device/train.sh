@@ -9,8 +9,8 @@
 # PORT let several runs share one machine (a race: one GPU each). RUN names the run folder
 # /tmp/runs/RUN (default: the preset; set it when two runs share a preset, e.g. the DDPM).
 # A run folder with last.pt is resumed (INIT is then ignored). With COMPILE=1 a run that
-# fails (a compiler error) is started again eagerly for the minutes left. The log goes to
-# /tmp/runs/RUN/train.log (benchmarks/device/collect.sh tars every run's logs into $OUT);
+# fails is started again for the minutes left: eagerly if the compiler failed, else compiled.
+# The log goes to /tmp/runs/RUN/train.log (benchmarks/device/collect.sh tars every run's logs into $OUT);
 # with WEIGHTS=1 the EMA weights come back in <= 15 MB parts:
 #   cat weights-RUN.part-* > weights.safetensors
 source benchmarks/device/setup.sh
@@ -32,10 +32,15 @@ go() {
     --eval-budget "${EVAL_BUDGET:-200}" "$@"
 }
 if [ "${COMPILE:-0}" = 1 ]; then
+  lines=$(wc -l < $run/train.log 2>/dev/null || echo 0)
   go --max-minutes $minutes --compile "${args[@]}" "$@" >> $run/train.log 2>&1 || {
     left=$(python3 -c "print(round($minutes - ($(date +%s) - $start) / 60, 2))")
-    echo "compiled run failed; eager for $left minutes" | tee -a $run/train.log
-    go --max-minutes $left --no-compile "${args[@]}" "$@" >> $run/train.log 2>&1; }
+    # Eager only when the compiler failed; anything else (e.g. a lock held by a run starting
+    # beside this one) gets one more compiled try.
+    if tail -n +$((lines + 1)) $run/train.log | grep -q -E "torch\._(dynamo|inductor)|InductorError|BackendCompilerFailed"; then
+      mode=--no-compile; else mode=--compile; fi
+    echo "run failed ($(tail -n +$((lines + 1)) $run/train.log | grep -m1 -i error | cut -c1-160)); again with $mode for $left minutes" | tee -a $run/train.log
+    go --max-minutes $left $mode "${args[@]}" "$@" >> $run/train.log 2>&1; }
 else
   go --max-minutes $minutes "${args[@]}" "$@" >> $run/train.log 2>&1
 fi
