@@ -43,6 +43,8 @@ def _progress(ctx: click.Context) -> bool:
 @click.option("--batch-size", type=int, default=None, help="Effective batch over all processes [preset].")
 @click.option("--lr", type=float, default=None, help="Peak learning rate [preset].")
 @click.option("--warmup-steps", type=int, default=None, help="Linear warm-up steps [preset].")
+@click.option("--cooldown-steps", type=int, default=None,
+              help="Decay the learning rate linearly to 0 over the last N of --steps [0: constant, the paper's].")
 @click.option("--sharpness", type=float, default=None, help="Uniform t-bar sharpness (SRM) [preset].")
 @click.option("--tsampling", type=click.Choice(["uniform_tbar", "independent"]), default=None,
               help="SRM training levels: Uniform t-bar (paper) or independent uniform (Diffusion Forcing) [uniform_tbar].")
@@ -60,7 +62,8 @@ def _progress(ctx: click.Context) -> bool:
 @click.option("--device", default=None, help="cuda or cpu [cuda if available].")
 @click.pass_context
 def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path | None, out: Path, steps: int | None,
-          batch_size: int | None, lr: float | None, warmup_steps: int | None, sharpness: float | None,
+          batch_size: int | None, lr: float | None, warmup_steps: int | None, cooldown_steps: int | None,
+          sharpness: float | None,
           tsampling: str | None, noise_path: str | None, target: str | None, ema_decay: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
           train_items: int | None, compile_: bool | None, bf16: bool | None, resume: bool, max_minutes: float | None,
           device: str | None, init: Path | None, eval_every: int, eval_count: int, eval_splits: str | None,
@@ -72,8 +75,10 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
     from .train import train as run_train
 
     cfg = make_config(task, baseline, preset)
+    if cooldown_steps is not None and cooldown_steps < 0:
+        raise SrmBenchError(f"--cooldown-steps must be >= 0, got {cooldown_steps}")
     cfg = with_overrides(cfg, steps=steps, batch_size=batch_size, lr=lr, warmup_steps=warmup_steps,
-                         ema_decay=ema_decay, seed=seed, ckpt_every=ckpt_every, log_every=log_every,
+                         cooldown_steps=cooldown_steps, ema_decay=ema_decay, seed=seed, ckpt_every=ckpt_every, log_every=log_every,
                          train_items=train_items, compile=compile_, bf16=bf16, noise_path=noise_path, target=target)
     for name, value in (("sharpness", sharpness), ("kind", tsampling)):
         if value is None:

@@ -71,6 +71,9 @@ class TrainConfig:
     weight_decay: float = 1e-6
     warmup_steps: int = 1000
     steps: int = 250_000
+    # Linear decay of the learning rate to 0 over the last cooldown_steps of ``steps`` (0: constant
+    # after the warm-up, the paper's schedule).
+    cooldown_steps: int = 0
     grad_clip: float = 1.0
     ema_decay: float = 0.9999
     bf16: bool = True

@@ -136,8 +136,12 @@ def step_seed(seed: int, rank: int, step: int) -> int:
 
 def lr_at(step: int, cfg: TrainConfig, warm_from: int = 0) -> float:
     """Linear warm-up over ``cfg.warmup_steps`` steps counted from ``warm_from`` (a run
-    continued with --init warms its fresh optimizer up again), then constant."""
-    return cfg.lr * min(1.0, (step - warm_from + 1) / max(1, cfg.warmup_steps))
+    continued with --init warms its fresh optimizer up again), then constant; with
+    ``cfg.cooldown_steps`` it falls linearly to 0 over the last that many of ``cfg.steps``."""
+    lr = cfg.lr * min(1.0, (step - warm_from + 1) / max(1, cfg.warmup_steps))
+    if cfg.cooldown_steps > 0:
+        lr *= min(1.0, max(0.0, (cfg.steps - step) / cfg.cooldown_steps))
+    return lr
 
 
 def save_weights(path: Path, ema: torch.nn.Module, cfg: TrainConfig, record: dict[str, Any]) -> None:

@@ -20,17 +20,25 @@ targets:
   knowing the digit would remove. A head cannot be trained on it directly, but its ranking is
   what an ideal ordering would use;
 - ``entropy``: the class head's entropy (the `--uncertainty entropy` variant);
-- ``logpix@eps``: the paper's *per-pixel* head averaged per patch: each pixel's log-variance
-  learns log E[err_pixel | context], and the patch's uncertainty is the mean of those logs
-  (a geometric mean of the pixel errors, floored at eps where the model cannot go lower).
-  Our cell-token models instead learn one log-variance per cell, the log of the pixel-mean
-  error (``pixels``): an arithmetic mean, which large-ink digits dominate.
+- ``logpix@eps``: a per-pixel head (each pixel's log-variance learns log E[err_pixel | context])
+  whose patch value is the mean of those logs: a geometric mean of the pixel errors, floored
+  at eps. Not the paper's: its code averages the log-variance channel over the patch *before*
+  the Gaussian NLL, so its optimum is the log of the pixel-mean error, ``pixels`` above, as
+  our cell-token head learns it.
+
+With ``--knowledge candidates`` the model's class probabilities are replaced by an idealised
+reasoner's: p(d) uniform over the digits no given peer shows (graded knowledge: a naked single
+is known for certain, other cells narrowed to their candidates). ``--knowledge singles`` is an
+all-or-nothing reasoner: naked singles known, every other cell uniform over 1-9. No network is
+needed; WEIGHTS is then optional. This separates the target's own bias from the model's
+calibration.
 
 For each, the first cell predicted order would pick (lowest value among the noisy cells) is
 scored as in check_reasoning.py: is it a naked single, is the class head right there, and how
 often does it hold a 1 (the digit with the least ink).
 
 Usage: python benchmarks/check_uncertainty_targets.py WEIGHTS.safetensors [--count 128] [--givens 20 25 35]
+       python benchmarks/check_uncertainty_targets.py --knowledge candidates [--givens 17 20 25 30 35]
 """
 from __future__ import annotations
 
@@ -78,14 +86,47 @@ def expected_error(p: torch.Tensor, mu: torch.Tensor, var: torch.Tensor) -> torc
     return (p * (var + between)).sum(-1)
 
 
+def ideal_reasoner(count: int, givens: list[int], seed: int, graded: bool) -> None:
+    """The targets' first picks for a reasoner whose p(d) is uniform over each cell's candidates
+    (``graded``) or one-hot on naked singles and uniform over 1-9 elsewhere."""
+    torch.manual_seed(seed)
+    stream = SudokuStream("cpu")
+    batch = stream.draw(count)
+    stats = {name: pool_stats(stream.pool, block) for name, block in (("pixels", 1), ("blur7", 7))}
+    rows = torch.arange(count)
+    print("| givens | grids with a naked single | target | first pick: naked single | p(right) there | holds a 1 |")
+    print("|---|---|---|---|---|---|")
+    for k in givens:
+        known = torch.rand(count, 81).argsort(1).argsort(1) < k
+        cand = candidates(batch.labels, known).float()
+        single = ~known & (cand.sum(-1) == 1)
+        if not graded:
+            cand = torch.where(single[..., None], cand, torch.ones_like(cand))
+        p = cand / cand.sum(-1, keepdim=True)
+        scores = {name: expected_error(p, mu, var) for name, (mu, var) in stats.items()}
+        scores["entropy"] = -(p * p.clamp_min(1e-12).log()).sum(-1)
+        for name, sc in scores.items():
+            pick = first_pick(sc, known)
+            print(f"| {k} | {single.any(1).float().mean():.2f} | {name} | {single[rows, pick].float().mean():.2f} "
+                  f"| {p[rows, pick, batch.labels[rows, pick]].mean():.2f} "
+                  f"| {int((batch.labels[rows, pick] == 0).sum())} of {count} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("weights")
+    ap.add_argument("weights", nargs="?")
+    ap.add_argument("--knowledge", choices=["model", "candidates", "singles"], default="model",
+                    help="class probabilities from the model's class head, uniform over each cell's candidates, "
+                         "or known for naked singles and uniform over 1-9 elsewhere")
     ap.add_argument("--count", type=int, default=128)
     ap.add_argument("--givens", type=int, nargs="+", default=[20, 25, 35])
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
     torch.set_num_threads(2)
+    if a.knowledge != "model":
+        return ideal_reasoner(a.count, a.givens, a.seed, graded=a.knowledge == "candidates")
+    if a.weights is None:
+        raise SystemExit("give WEIGHTS (or --knowledge candidates)")
     state, cfg, record = load_weights(a.weights)
     if not cfg.model.get("classes"):
         raise SystemExit(f"{a.weights}: needs a model with a class head (preset cell-aux)")

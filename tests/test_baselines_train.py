@@ -47,6 +47,23 @@ def test_tiny_model_loss_falls(tmp_path: Path) -> None:
     assert np.mean(mse[-8:]) < 0.6 * np.mean(mse[:8])
 
 
+def test_cooldown_decays_the_learning_rate_to_zero_at_the_last_step(tmp_path: Path) -> None:
+    from srm_bench.baselines.train import lr_at
+
+    cfg = with_overrides(tiny_cfg(steps=100), lr=1.0, warmup_steps=10, cooldown_steps=40)
+    assert lr_at(4, cfg) == pytest.approx(0.5)  # warm-up
+    assert lr_at(60, cfg) == 1.0 and lr_at(80, cfg) == pytest.approx(0.5) and lr_at(99, cfg) == pytest.approx(1 / 40)
+    assert lr_at(80, with_overrides(cfg, cooldown_steps=0)) == 1.0  # the paper's constant schedule
+    # A config saved before the option existed still loads, with the constant schedule.
+    old = cfg.to_dict()
+    del old["cooldown_steps"]
+    assert TrainConfig.from_dict(old).cooldown_steps == 0
+    train(with_overrides(tiny_cfg(steps=6), cooldown_steps=4), tiny_data(), tmp_path, device="cpu", progress=False)
+    with open(tmp_path / "log.csv") as f:
+        lrs = [float(r["lr"]) for r in csv.DictReader(f)]
+    assert lrs[-1] < lrs[1] and lrs[-1] > 0
+
+
 def test_checkpoint_round_trip_and_resume_equals_uninterrupted(tmp_path: Path) -> None:
     cfg = tiny_cfg()
     train(cfg, tiny_data(), tmp_path / "straight", device="cpu", progress=False)
