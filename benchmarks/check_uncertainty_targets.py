@@ -44,12 +44,14 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
 from srm_bench.baselines.noise import NoisePath
 from srm_bench.baselines.streams import SudokuStream
 from srm_bench.baselines.train import build_model, load_weights
+from srm_bench.digits import embedded_digits
 
 from check_reasoning import candidates, first_pick, sampler_states
 
@@ -86,13 +88,18 @@ def expected_error(p: torch.Tensor, mu: torch.Tensor, var: torch.Tensor) -> torc
     return (p * (var + between)).sum(-1)
 
 
-def ideal_reasoner(count: int, givens: list[int], seed: int, graded: bool) -> None:
+def ideal_reasoner(count: int, givens: list[int], seed: int, graded: bool, all_digits: bool = False) -> None:
     """The targets' first picks for a reasoner whose p(d) is uniform over each cell's candidates
     (``graded``) or one-hot on naked singles and uniform over 1-9 elsewhere."""
     torch.manual_seed(seed)
     stream = SudokuStream("cpu")
     batch = stream.draw(count)
-    stats = {name: pool_stats(stream.pool, block) for name, block in (("pixels", 1), ("blur7", 7))}
+    pool = stream.pool
+    if all_digits:
+        digits = embedded_digits()
+        k = min(int((digits.labels == d).sum()) for d in range(1, 10))
+        pool = torch.from_numpy(np.stack([digits.images[digits.labels == d][:k] for d in range(1, 10)]))
+    stats = {name: pool_stats(pool, block) for name, block in (("pixels", 1), ("blur7", 7))}
     rows = torch.arange(count)
     print("| givens | grids with a naked single | target | first pick: naked single | p(right) there | holds a 1 |")
     print("|---|---|---|---|---|---|")
@@ -121,10 +128,13 @@ def main() -> None:
     ap.add_argument("--count", type=int, default=128)
     ap.add_argument("--givens", type=int, nargs="+", default=[20, 25, 35])
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--all-digits", action="store_true",
+                    help="with --knowledge candidates|singles: digit statistics from all 5,000 embedded digits, "
+                         "not the top-250-per-digit pool the data are drawn from")
     a = ap.parse_args()
     torch.set_num_threads(2)
     if a.knowledge != "model":
-        return ideal_reasoner(a.count, a.givens, a.seed, graded=a.knowledge == "candidates")
+        return ideal_reasoner(a.count, a.givens, a.seed, graded=a.knowledge == "candidates", all_digits=a.all_digits)
     if a.weights is None:
         raise SystemExit("give WEIGHTS (or --knowledge candidates)")
     state, cfg, record = load_weights(a.weights)
