@@ -25,7 +25,8 @@ def _progress(ctx: click.Context) -> bool:
                    "cell/cell-s: CellNet (conv per variable + transformer over variables); cell-mlp: CellNet "
                    "with an MLP decoder; cell-rcb: cell-mlp with row/column/box positions; cell-aux: cell-rcb "
                    "with a class head and an auxiliary digit loss; cell-aux-b7: cell-aux whose uncertainty head learns "
-                   "the error over 7x7 pixel blocks (Sudoku; see docs/sudoku-baselines.md).")
+                   "the error over 7x7 pixel blocks; cell-aux-tpl: cell-aux whose uncertainty head learns the error "
+                   "against the mean image of the cell's digit (Sudoku; see docs/sudoku-baselines.md).")
 @click.option("--data", type=click.Path(path_type=Path), default=None,
               help="Generated train split [default: Sudoku and Even Pixels draw fresh data on the device every "
                    "step; Counting generates the preset's train_items into OUT/data].")

@@ -1,7 +1,7 @@
 """Training losses: MSE on the prediction x1, the VLB on the learned variance x1 (mean
 stop-gradient, as iDDPM), and the Gaussian NLL of the target under the predicted per-patch
 uncertainty x0.01 (mean stop-gradient; ``nll_blur`` > 1 averages the error over pixel blocks
-first). Every term is reduced per patch, weighted by the per-patch loss weight (1 / p(t); 0
+first; ``nll_target="template"`` measures it against the mean image of each patch's class). Every term is reduced per patch, weighted by the per-patch loss weight (1 / p(t); 0
 for given or zeroed patches) and averaged over the patches that train.
 
 Optional (``cls > 0``, a model with a class head): the cross-entropy of each training
@@ -36,11 +36,24 @@ class LossWeights:
     # over nll_blur x nll_blur pixel blocks (1: per pixel, the paper's). Coarser blocks weigh a
     # digit's shape over its stroke style (benchmarks/check_uncertainty_targets.py).
     nll_blur: int = 1
+    # "sample": the error against the training sample's target (the paper's). "template": against
+    # the target the mean image of the patch's class would give (needs labels and templates). Its
+    # expectation is then the spread between the candidate classes' mean images alone, without
+    # the within-class (stroke style, ink) part that a known digit still carries
+    # (benchmarks/check_uncertainty_targets.py --knowledge candidates).
+    nll_target: str = "sample"
 
 
 def per_patch(x: torch.Tensor, patch: int) -> torch.Tensor:
     """(B, C, H, W) -> (B, P): mean over each patch's pixels and channels."""
     return F.avg_pool2d(x.mean(1, keepdim=True), patch).flatten(1)
+
+
+def patches_to_image(tiles: torch.Tensor, grid: tuple[int, int]) -> torch.Tensor:
+    """(B, P, C, p, p) patch images in row-major order -> (B, C, gh * p, gw * p)."""
+    b, _, c, p, _ = tiles.shape
+    gh, gw = grid
+    return tiles.reshape(b, gh, gw, c, p, p).permute(0, 3, 1, 4, 2, 5).reshape(b, c, gh * p, gw * p)
 
 
 def gaussian_kl(mean1: torch.Tensor, logvar1: torch.Tensor, mean2: torch.Tensor, logvar2: torch.Tensor) -> torch.Tensor:
@@ -50,17 +63,21 @@ def gaussian_kl(mean1: torch.Tensor, logvar1: torch.Tensor, mean2: torch.Tensor,
 
 def srm_loss(out: DenoiserOutput, x: torch.Tensor, eps: torch.Tensor, z: torch.Tensor, t: torch.Tensor,
              weight: torch.Tensor, path: NoisePath, patch: int, weights: LossWeights = LossWeights(),
-             labels: torch.Tensor | None = None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+             labels: torch.Tensor | None = None,
+             templates: torch.Tensor | None = None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """The total loss and its parts.
 
     Args:
         out: the network's output for ``z``.
         x, eps, z: clean data, noise and noisy input (B, C, H, W), z = a x + b eps.
         t: (B, P) patch levels; ``weight`` (B, P) per-patch loss weights.
-        labels: (B, P) class of every patch, for the auxiliary ``cls`` term.
+        labels: (B, P) class of every patch, for the auxiliary ``cls`` term and the template target.
+        templates: (K, C, patch, patch) mean image of each class, in the data's range, for
+            ``nll_target="template"``.
 
     Raises:
-        SrmBenchError: ``cls > 0`` without class logits or labels.
+        SrmBenchError: ``cls > 0`` without class logits or labels; the template target without
+            labels or templates; an unknown ``nll_target``.
     """
     grid = (x.shape[-2] // patch, x.shape[-1] // patch)
     t_pix = pixel_levels(t, grid, patch)
@@ -80,12 +97,20 @@ def srm_loss(out: DenoiserOutput, x: torch.Tensor, eps: torch.Tensor, z: torch.T
     # The last step (to s = 0) has no Gaussian posterior: no VLB term there.
     vlb = per_patch(torch.where(s_pix > 0, kl, torch.zeros_like(kl)), patch)
 
+    nll_of = target
+    if weights.nll_target == "template":
+        if labels is None or templates is None:
+            raise SrmBenchError("the template uncertainty target needs per-patch labels and class templates "
+                                "(a task whose training stream carries classes, e.g. sudoku)")
+        nll_of = path.target_of(patches_to_image(templates[labels], grid), eps, t_pix)
+    elif weights.nll_target != "sample":
+        raise SrmBenchError(f"unknown nll_target {weights.nll_target!r}; valid: sample, template")
     if weights.nll_blur > 1:
         if patch % weights.nll_blur:
             raise SrmBenchError(f"nll_blur {weights.nll_blur} must divide the patch side {patch}")
-        err = per_patch(F.avg_pool2d(target - pred_sg, weights.nll_blur) ** 2, patch // weights.nll_blur)
+        err = per_patch(F.avg_pool2d(nll_of - pred_sg, weights.nll_blur) ** 2, patch // weights.nll_blur)
     else:
-        err = per_patch((target - pred_sg) ** 2, patch)
+        err = per_patch((nll_of - pred_sg) ** 2, patch)
     logvar = out.logvar.float()
     nll = 0.5 * (logvar + err * torch.exp(-logvar))
 

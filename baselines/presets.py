@@ -220,10 +220,19 @@ def _cell_aux_b7(task: str, baseline: str, common: dict[str, Any]) -> TrainConfi
     return replace(cfg, loss={**cfg.loss, "nll_blur": 7})
 
 
+def _cell_aux_tpl(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
+    """cell-aux whose uncertainty head learns the error against the mean image of the cell's
+    digit (``LossWeights.nll_target = "template"``): how unsure the network is *which* digit,
+    without the ink and stroke style a known digit still varies by. Uses the digit labels, like
+    cell-aux's class loss; ``--init`` continues cell-aux weights (docs/sudoku-baselines.md)."""
+    cfg = _cell_aux(task, baseline, common)
+    return replace(cfg, loss={**cfg.loss, "nll_target": "template"})
+
+
 PRESET_FACTORIES = {
     "paper": _paper, "small": _small, "tiny": _tiny, "dit-s": _dit_preset("S"), "dit-b": _dit_preset("B"),
     "dit-cell": _dit_cell, **{name: _cell_preset(name) for name in CELL_SIZES}, "cell-aux": _cell_aux,
-    "cell-aux-b7": _cell_aux_b7,
+    "cell-aux-b7": _cell_aux_b7, "cell-aux-tpl": _cell_aux_tpl,
 }
 PRESETS = tuple(PRESET_FACTORIES)
 

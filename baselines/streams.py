@@ -83,6 +83,10 @@ class SudokuStream:
         relabel = _perm(n, 9, dev)
         return relabel.gather(1, g.reshape(n, 81)).reshape(n, 9, 9)
 
+    def templates(self) -> torch.Tensor:
+        """(9, 1, 28, 28) float in [-1, 1]: the mean pool image of each digit (class d - 1)."""
+        return (self.pool.float().mean(1) / 127.5 - 1.0)[:, None]
+
     def render(self, grids: torch.Tensor, instance: torch.Tensor) -> torch.Tensor:
         """(n, 1, 252, 252) float in [-1, 1]: cell (r, c) shows pool[grid, instance]."""
         n = grids.shape[0]

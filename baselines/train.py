@@ -463,11 +463,18 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
                                                         gradient_as_bucket_view=True)
     make_batch = BatchMaker(cfg, dev, rank=rank, local_batch=local_batch, stream=stream, data=train_data)
 
+    templates = None
+    if weights_cfg.nll_target == "template":
+        if stream is None or not hasattr(stream, "templates"):
+            raise SrmBenchError(f"preset {cfg.preset}: the template uncertainty target needs the {cfg.task} training "
+                                "stream's class templates; train without --data, on a task with classes (sudoku)")
+        templates = stream.templates()
+
     def forward_loss(z: torch.Tensor, t: torch.Tensor, cond: torch.Tensor | None, x: torch.Tensor, eps: torch.Tensor,
                      w: torch.Tensor, labels: torch.Tensor | None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_amp):
             out_ = net(z, t, cond)
-        return srm_loss(out_, x, eps, z, t, w, path, patch, weights_cfg, labels)
+        return srm_loss(out_, x, eps, z, t, w, path, patch, weights_cfg, labels, templates)
 
     # Network and loss compiled as one graph: the fastest variant in benchmarks/bench_unet.py.
     step_fn = torch.compile(forward_loss) if cfg.compile else forward_loss

@@ -16,9 +16,9 @@ targets:
 - ``pixels``: the paper's (T = identity; log of the pixel-mean squared error);
 - ``blur4`` / ``blur7``: the error of the cell averaged over 4x4 / 7x7 pixel blocks first
   (stroke style is finer than a digit's shape);
-- ``excess``: the pixel error less its within-digit part (sum_d p(d) V(d)): the part that
-  knowing the digit would remove. A head cannot be trained on it directly, but its ranking is
-  what an ideal ordering would use;
+- ``template``: the error against the mean image of the cell's digit (preset ``cell-aux-tpl``):
+  ``pixels`` less its within-digit part, i.e. the part that knowing the digit would remove
+  (sum_d p(d) |mu_d - x0-hat|^2); trainable with the digit labels;
 - ``entropy``: the class head's entropy (the `--uncertainty entropy` variant);
 - ``logpix@eps``: a per-pixel head (each pixel's log-variance learns log E[err_pixel | context])
   whose patch value is the mean of those logs: a geometric mean of the pixel errors, floored
@@ -111,6 +111,7 @@ def ideal_reasoner(count: int, givens: list[int], seed: int, graded: bool, all_d
             cand = torch.where(single[..., None], cand, torch.ones_like(cand))
         p = cand / cand.sum(-1, keepdim=True)
         scores = {name: expected_error(p, mu, var) for name, (mu, var) in stats.items()}
+        scores["template"] = expected_error(p, stats["pixels"][0], torch.zeros(9))
         scores["entropy"] = -(p * p.clamp_min(1e-12).log()).sum(-1)
         for name, sc in scores.items():
             pick = first_pick(sc, known)
@@ -156,7 +157,7 @@ def main() -> None:
         right = out.logits.argmax(-1) == batch.labels
         single = ~known & (candidates(batch.labels, known).sum(-1) == 1)
         scores = {name: expected_error(p, mu, var) for name, (mu, var) in stats.items()}
-        scores["excess"] = scores["pixels"] - (p * stats["pixels"][1]).sum(-1)
+        scores["template"] = expected_error(p, stats["pixels"][0], torch.zeros(9))
         for eps in (1e-4, 1e-3, 1e-2):
             scores[f"logpix@{eps:g}"] = log_pixel_error(p, *pix, eps)
         scores["entropy"] = -(p * p.clamp_min(1e-12).log()).sum(-1)

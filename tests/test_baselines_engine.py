@@ -388,3 +388,57 @@ def test_blurred_nll_target_averages_the_error_over_blocks_first() -> None:
         srm_loss(out, x, eps, z, t, w, path, 4, LossWeights(nll_blur=3))
     cfg = make_config("sudoku", "srm", "cell-aux-b7")
     assert cfg.loss["nll_blur"] == 7 and cfg.model == make_config("sudoku", "srm", "cell-aux").model
+
+
+def test_template_nll_target_ignores_the_style_of_a_known_digit(tmp_path) -> None:
+    """nll_target = "template": the head's error is measured against the target the mean image
+    of the patch's class gives. A prediction that draws the class mean exactly costs nothing
+    there, however far the training sample's own strokes are from it; the paper's target
+    charges it the sample's deviation."""
+    from srm_bench.baselines.diffusion import DenoiserOutput
+    from srm_bench.baselines.losses import LossWeights, patches_to_image, srm_loss
+    from srm_bench.baselines.noise import NoisePath
+
+    path = NoisePath("rectified_flow", "velocity")
+    templates = torch.stack([torch.full((1, 4, 4), -0.5), torch.full((1, 4, 4), 0.5)])  # class means
+    labels = torch.tensor([[0, 1, 1, 0]])
+    style = torch.randn(1, 4, 1, 4, 4) * 0.3
+    x = patches_to_image(templates[labels] + style, (2, 2))  # samples: the class mean plus strokes
+    eps = torch.randn(1, 1, 8, 8)
+    t = torch.full((1, 4), 1.0)
+    t_pix = torch.ones(1, 1, 8, 8)
+    z = path.noise(x, eps, t_pix)
+    pred = path.target_of(patches_to_image(templates[labels], (2, 2)), eps, t_pix)  # draws the class mean
+    out = DenoiserOutput(pred, torch.zeros_like(x), torch.zeros(1, 4))  # logvar 0: nll = 0.5 * err
+    w = torch.ones(1, 4)
+    _, paper = srm_loss(out, x, eps, z, t, w, path, 4, LossWeights())
+    _, tpl = srm_loss(out, x, eps, z, t, w, path, 4, LossWeights(nll_target="template"), labels, templates)
+    assert float(tpl["nll"]) == pytest.approx(0.0, abs=1e-6)
+    assert float(paper["nll"]) == pytest.approx(0.5 * float((style ** 2).mean()), rel=1e-4)
+    assert float(paper["mse"]) == float(tpl["mse"])  # only the head's target changes
+    assert torch.equal(patches_to_image(templates[labels], (2, 2))[0, 0, :4, 4:], torch.full((4, 4), 0.5))
+    with pytest.raises(SrmBenchError, match="needs per-patch labels"):
+        srm_loss(out, x, eps, z, t, w, path, 4, LossWeights(nll_target="template"), labels, None)
+    with pytest.raises(SrmBenchError, match="unknown nll_target"):
+        srm_loss(out, x, eps, z, t, w, path, 4, LossWeights(nll_target="pixels"))
+    cfg = make_config("sudoku", "srm", "cell-aux-tpl")
+    assert cfg.loss["nll_target"] == "template" and cfg.model == make_config("sudoku", "srm", "cell-aux").model
+
+
+def test_cell_aux_tpl_trains_with_the_streams_templates_on_cpu(tmp_path: Path) -> None:
+    """Same seed, same first batch: only the head's loss term differs from cell-aux's."""
+    from dataclasses import replace
+
+    from srm_bench.baselines.streams import SudokuStream
+
+    tpl = SudokuStream("cpu").templates()
+    assert tpl.shape == (9, 1, 28, 28) and -1.0 <= float(tpl.min()) and float(tpl.max()) <= 1.0
+    rows = {}
+    for preset in ("cell-aux", "cell-aux-tpl"):
+        cfg = make_config("sudoku", "srm", preset)
+        model = {**cfg.model, "hidden": 32, "depth": 1, "heads": 2, "dec_hidden": 16}
+        cfg = replace(cfg, model=model, batch_size=2, steps=1, log_every=1, ckpt_every=1, bf16=False, warmup_steps=1)
+        train(cfg, None, tmp_path / preset, device="cpu", resume=False, progress=False)
+        rows[preset] = list(csv.DictReader(open(tmp_path / preset / "log.csv")))[0]
+    assert rows["cell-aux"]["mse"] == rows["cell-aux-tpl"]["mse"]
+    assert rows["cell-aux"]["nll"] != rows["cell-aux-tpl"]["nll"]
