@@ -79,8 +79,8 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
     if cooldown_steps is not None and cooldown_steps < 0:
         raise SrmBenchError(f"--cooldown-steps must be >= 0, got {cooldown_steps}")
     cfg = with_overrides(cfg, steps=steps, batch_size=batch_size, lr=lr, warmup_steps=warmup_steps,
-                         cooldown_steps=cooldown_steps, ema_decay=ema_decay, seed=seed, ckpt_every=ckpt_every, log_every=log_every,
-                         train_items=train_items, compile=compile_, bf16=bf16, noise_path=noise_path, target=target)
+                         cooldown_steps=cooldown_steps, ema_decay=ema_decay, seed=seed, ckpt_every=ckpt_every,
+                         log_every=log_every, train_items=train_items, compile=compile_, bf16=bf16, noise_path=noise_path, target=target)
     for name, value in (("sharpness", sharpness), ("kind", tsampling)):
         if value is None:
             continue

@@ -1,8 +1,9 @@
 """Training losses: MSE on the prediction x1, the VLB on the learned variance x1 (mean
 stop-gradient, as iDDPM), and the Gaussian NLL of the target under the predicted per-patch
 uncertainty x0.01 (mean stop-gradient; ``nll_blur`` > 1 averages the error over pixel blocks
-first; ``nll_target="template"`` measures it against the mean image of each patch's class). Every term is reduced per patch, weighted by the per-patch loss weight (1 / p(t); 0
-for given or zeroed patches) and averaged over the patches that train.
+first; ``nll_target="template"`` measures it against the mean image of each patch's class).
+Every term is reduced per patch, weighted by the per-patch loss weight (1 / p(t); 0 for given
+or zeroed patches) and averaged over the patches that train.
 
 Optional (``cls > 0``, a model with a class head): the cross-entropy of each training
 patch's class (the Sudoku digit of the cell), unweighted by 1 / p(t), averaged over the same

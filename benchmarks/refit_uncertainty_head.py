@@ -3,7 +3,8 @@
 The trunk, the drawing path and the class head stay frozen. The zero-initialised linear
 log-variance head is trained alone with the Gaussian NLL of the chosen target
 (``--blur 1``: the paper's per-pixel error; ``--blur 7``: the error averaged over 7x7
-blocks first). Data are training batches as `srm-bench train` draws them. Then the script reports,
+blocks first; ``--target template``: the error against the mean image of the cell's digit,
+preset cell-aux-tpl's target). Data are training batches as `srm-bench train` draws them. Then the script reports,
 for the refitted head, the first-pick statistics of benchmarks/check_reasoning.py. With
 ``--sample N`` it also samples N hard puzzles in predicted order (1000 NFE, eta 1) and scores
 them, once with the shipped head and once with the refitted one.
@@ -11,7 +12,7 @@ them, once with the shipped head and once with the refitted one.
 A probe of what the target does when the features are held fixed, not a trained model: the
 weights are written only with ``-o`` and are never shipped.
 
-Usage: python benchmarks/refit_uncertainty_head.py WEIGHTS --blur 7 [--mlp] [--steps 600] [--batch 16] [--sample 32] [-o out.safetensors]
+Usage: python benchmarks/refit_uncertainty_head.py WEIGHTS --blur 7 [--target sample|template] [--mlp] [--steps 600] [--batch 16] [--sample 32] [-o out.safetensors]
 """
 from __future__ import annotations
 
@@ -62,6 +63,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("weights")
     ap.add_argument("--blur", type=int, default=7)
+    ap.add_argument("--target", choices=["sample", "template"], default="sample",
+                    help="the error against the training sample (the paper's) or the digit's mean image")
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=1e-3)
@@ -95,15 +98,17 @@ def main() -> None:
         p.requires_grad_(True)
     model.eval()  # no dropout; the frozen parts act as at sampling time
     opt = torch.optim.Adam(head.parameters(), lr=a.lr)
-    make_batch = BatchMaker(cfg, torch.device("cpu"), rank=0, local_batch=a.batch, stream=SudokuStream("cpu"))
+    stream = SudokuStream("cpu")
+    make_batch = BatchMaker(cfg, torch.device("cpu"), rank=0, local_batch=a.batch, stream=stream)
     path = NoisePath(cfg.noise_path, cfg.target)
-    lw = LossWeights(mse=0.0, vlb=0.0, nll=1.0, nll_blur=a.blur)
+    lw = LossWeights(mse=0.0, vlb=0.0, nll=1.0, nll_blur=a.blur, nll_target=a.target)
+    templates = stream.templates()
     torch.manual_seed(1234)
     t0 = time.perf_counter()
     for step in range(a.steps):
         z, t, cond, x, eps, w, labels = make_batch(step).astuple()
         out = model(z, t, cond)
-        loss, parts = srm_loss(out, x, eps, z, t, w, path, cfg.model["patch_size"], lw, labels)
+        loss, parts = srm_loss(out, x, eps, z, t, w, path, cfg.model["patch_size"], lw, labels, templates)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -111,7 +116,8 @@ def main() -> None:
             print(f"step {step + 1}: nll {float(parts['nll']):.4f} ({time.perf_counter() - t0:.0f} s)", flush=True)
     model.eval()
     kind = "MLP" if a.mlp else "linear"
-    print(f"refitted {kind} head (target: error over {a.blur}x{a.blur} blocks), {a.steps} steps of {a.batch}:")
+    print(f"refitted {kind} head (target: error against the {a.target}, over {a.blur}x{a.blur} blocks), "
+          f"{a.steps} steps of {a.batch}:")
     for line in first_picks(model, path, a.count, a.givens, 0):
         print("  " + line)
     print("shipped head:")
@@ -123,7 +129,7 @@ def main() -> None:
             print(f"hard, predicted order, 1000 NFE, eta 1, {a.sample} puzzles, {name}: accuracy "
                   f"{hard_accuracy(m, cfg, a.sample):.3f} ({time.perf_counter() - t1:.0f} s)", flush=True)
     if a.out:
-        save_weights(a.out, model, cfg, {**record, "note": f"uncertainty head refitted on CPU, blur {a.blur}"})
+        save_weights(a.out, model, cfg, {**record, "note": f"uncertainty head refitted on CPU, {a.target}, blur {a.blur}"})
         print("wrote", a.out)
 
 
