@@ -48,9 +48,11 @@ def test_fold_is_the_last_100_per_class_and_never_trained_on(monkeypatch, tmp_pa
     assert info["data"] == embedded_digits().source
     # the training command hands the members exactly the other 4,000 digits
     seen: list[np.ndarray] = []
+    emphasised: list[np.ndarray] = []
 
     def fake_member(images, labels, **kw):
         seen.append(images)
+        emphasised.append(images[kw["emphasis"]])
         return dc.build_cnn().eval()
 
     monkeypatch.setattr(dc, "train_member", fake_member)
@@ -65,8 +67,15 @@ def test_fold_is_the_last_100_per_class_and_never_trained_on(monkeypatch, tmp_pa
         assert len(images) == 4000
         got = {im.tobytes() for im in images}
         assert got <= train_bytes and not (got & (held_bytes - train_bytes))
+    # the pool digits added to every batch are the pool's training-fold digits, none held out
+    pool = pool_for(None)
+    pool_train = {im.tobytes() for im, i in zip(pool.images.reshape(-1, 28, 28), pool.source_ids.ravel()) if not held[i]}
+    assert len(pool_train) > 1500
+    for extra in emphasised:
+        assert {im.tobytes() for im in extra} == pool_train and len(extra) == len(set(pool.source_ids.ravel()) - set(np.flatnonzero(held)))
     out = json.loads((tmp_path / "w.json").read_text())
     assert out["sha256"] == file_sha256(tmp_path / "w.safetensors") and out["members"] == 2
+    assert out["pool_per_batch"] == 16 and "--pool-per-batch 16" in out["command"] and out["pool_count"] == 2250
 
 
 def test_weights_are_small_pinned_and_checked(monkeypatch, tmp_path) -> None:
