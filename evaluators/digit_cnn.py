@@ -299,7 +299,7 @@ def train_member(images: np.ndarray, labels: np.ndarray, *, epochs: int, seed: i
 
     def batch_loss(idx):
         xs, ys = [augment(x[idx], gen), no_digit_tiles(n_neg, gen)], [y[idx], torch.full((n_neg,), NO_DIGIT, dtype=torch.int64)]
-        if n_extra:
+        if extra is not None and n_extra:
             pick = extra[torch.randint(0, len(extra), (n_extra,), generator=gen)]
             xs.append(x[pick])
             ys.append(y[pick])
