@@ -275,8 +275,14 @@ def no_digit_tiles(n: int, gen):
 
 
 def train_member(images: np.ndarray, labels: np.ndarray, *, epochs: int, seed: int, batch_size: int = 128,
-                 lr: float = 3e-3, no_digit_fraction: float = 0.06, progress: bool = True, desc: str = "digit-cnn"):
-    """Train one member from scratch with augmentation; returns it in eval mode."""
+                 lr: float = 3e-3, no_digit_fraction: float = 0.06, emphasis: np.ndarray | None = None,
+                 emphasis_per_batch: int = 16, progress: bool = True, desc: str = "digit-cnn"):
+    """Train one member from scratch with augmentation; returns it in eval mode.
+
+    ``emphasis``: indices into ``images`` (the pool digits of the training fold) of which
+    ``emphasis_per_batch`` more, drawn at random and not augmented, join every batch, so the
+    member reads the digits the generators draw exactly as they are drawn.
+    """
     import torch
     import torch.nn.functional as F
 
@@ -288,11 +294,16 @@ def train_member(images: np.ndarray, labels: np.ndarray, *, epochs: int, seed: i
     y = torch.from_numpy(labels.astype(np.int64))
     model = build_cnn()
     n_neg = max(1, int(round(batch_size * no_digit_fraction)))
+    extra = torch.from_numpy(np.asarray(emphasis, dtype=np.int64)) if emphasis is not None and len(emphasis) else None
+    n_extra = emphasis_per_batch if extra is not None else 0
 
     def batch_loss(idx):
-        xb = torch.cat([augment(x[idx], gen), no_digit_tiles(n_neg, gen)])
-        yb = torch.cat([y[idx], torch.full((n_neg,), NO_DIGIT, dtype=torch.int64)])
-        return F.cross_entropy(model(xb), yb)
+        xs, ys = [augment(x[idx], gen), no_digit_tiles(n_neg, gen)], [y[idx], torch.full((n_neg,), NO_DIGIT, dtype=torch.int64)]
+        if extra is not None and n_extra:
+            pick = extra[torch.randint(0, len(extra), (n_extra,), generator=gen)]
+            xs.append(x[pick])
+            ys.append(y[pick])
+        return F.cross_entropy(model(torch.cat(xs)), torch.cat(ys))
 
     return fit_classifier(model, len(x), batch_loss, gen=gen, epochs=epochs, batch_size=batch_size, lr=lr,
                           weight_decay=5e-4, pct_start=0.2, desc=desc, progress=progress)
@@ -319,17 +330,20 @@ def read_grids(images: np.ndarray, read) -> np.ndarray:
 
 
 def train_reader(xtr: np.ndarray, ytr: np.ndarray, xcal: np.ndarray, ycal: np.ndarray, out: Path, *,
-                 members: int = MEMBERS, epochs: int = 60, seed: int = 0, progress: bool = True) -> dict[str, Any]:
+                 members: int = MEMBERS, epochs: int = 60, seed: int = 0, emphasis: np.ndarray | None = None,
+                 emphasis_per_batch: int = 16, progress: bool = True) -> dict[str, Any]:
     """Train the ensemble, fit its temperature on (xcal, ycal), write fp16 safetensors to ``out``.
 
-    Member k trains with seed ``seed + k``. Returns the facts for the JSON beside the weights.
+    Member k trains with seed ``seed + k``; ``emphasis`` (indices into ``xtr``) as in
+    :func:`train_member`. Returns the facts for the JSON beside the weights.
     """
     import torch
     from safetensors.torch import load_file, save_file
 
     from srm_bench.io import atomic_output
 
-    models = [train_member(xtr, ytr, epochs=epochs, seed=seed + k, progress=progress, desc=f"digit-cnn {k + 1}/{members}")
+    models = [train_member(xtr, ytr, epochs=epochs, seed=seed + k, emphasis=emphasis, emphasis_per_batch=emphasis_per_batch,
+                           progress=progress, desc=f"digit-cnn {k + 1}/{members}")
               for k in range(members)]
     state = {f"m{k}.{name}": v.detach().to(torch.float16).contiguous()
              for k, m in enumerate(models) for name, v in m.state_dict().items() if v.dtype.is_floating_point}
