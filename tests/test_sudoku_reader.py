@@ -259,3 +259,15 @@ def test_check_script_prints_both_readers(monkeypatch, capsys) -> None:
     for how in ("another digit", "blank", "noise"):
         row = next(line for line in out.splitlines() if f"one cell {how}" in line)
         assert row.endswith("| 0.000 |")  # the CNN fails every corrupted grid
+
+
+def test_cnn_only_options_are_refused_for_the_mlp_reader(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from srm_bench.cli import cli
+
+    out = tmp_path / "mlp.safetensors"
+    res = CliRunner().invoke(cli, ["-q", "train-evaluator", "sudoku", "--reader", "mlp", "--pool-per-batch", "4",
+                                   "-o", str(out)])
+    assert res.exit_code != 0 and "apply to --reader cnn only" in str(res.exception)
+    assert not out.exists()
