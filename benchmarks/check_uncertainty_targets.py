@@ -19,12 +19,7 @@ targets:
 - ``template``: the error against the mean image of the cell's digit (preset ``cell-aux-tpl``):
   ``pixels`` less its within-digit part, i.e. the part that knowing the digit would remove
   (sum_d p(d) |mu_d - x0-hat|^2); trainable with the digit labels;
-- ``entropy``: the class head's entropy (the `--uncertainty entropy` variant);
-- ``logpix@eps``: a per-pixel head (each pixel's log-variance learns log E[err_pixel | context])
-  whose patch value is the mean of those logs: a geometric mean of the pixel errors, floored
-  at eps. Not the paper's: its code averages the log-variance channel over the patch *before*
-  the Gaussian NLL, so its optimum is the log of the pixel-mean error, ``pixels`` above, as
-  our cell-token head learns it.
+- ``entropy``: the class head's entropy (the `--uncertainty entropy` variant).
 
 With ``--knowledge candidates`` the model's class probabilities are replaced by an idealised
 reasoner's: p(d) uniform over the digits no given peer shows (graded knowledge: a naked single
@@ -66,19 +61,6 @@ def pool_stats(pool: torch.Tensor, block: int) -> tuple[torch.Tensor, torch.Tens
     mu = x.mean(1)
     var = ((x - mu[:, None]) ** 2).mean((1, 2))
     return mu, var
-
-
-def pixel_stats(pool: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per digit and pixel: the mean (9, 784) and the within-digit variance (9, 784)."""
-    x = pool.float().reshape(9, pool.shape[1], -1) / 127.5 - 1.0
-    return x.mean(1), x.var(1, unbiased=False)
-
-
-def log_pixel_error(p: torch.Tensor, mu: torch.Tensor, var: torch.Tensor, eps: float) -> torch.Tensor:
-    """Mean over pixels of log(E[err_pixel] + eps) per cell, for class probabilities p (..., 9)."""
-    xhat = p @ mu  # (..., D)
-    e = torch.einsum("...d,dk->...k", p, var) + torch.einsum("...d,...dk->...k", p, (mu - xhat[..., None, :]) ** 2)
-    return (e + eps).log().mean(-1)
 
 
 def expected_error(p: torch.Tensor, mu: torch.Tensor, var: torch.Tensor) -> torch.Tensor:
@@ -146,7 +128,6 @@ def main() -> None:
     model.eval()
     noise = NoisePath(cfg.noise_path, cfg.target)
     stats = {name: pool_stats(SudokuStream("cpu").pool, block) for name, block in (("pixels", 1), ("blur4", 4), ("blur7", 7))}
-    pix = pixel_stats(SudokuStream("cpu").pool)
     rows = torch.arange(a.count)
     print(f"{a.weights}: preset {cfg.preset}, {record.get('images', 0):,} training images; "
           f"within-digit pixel variance by digit 1-9: " + " ".join(f"{v:.3f}" for v in stats["pixels"][1]))
@@ -158,8 +139,6 @@ def main() -> None:
         single = ~known & (candidates(batch.labels, known).sum(-1) == 1)
         scores = {name: expected_error(p, mu, var) for name, (mu, var) in stats.items()}
         scores["template"] = expected_error(p, stats["pixels"][0], torch.zeros(9))
-        for eps in (1e-4, 1e-3, 1e-2):
-            scores[f"logpix@{eps:g}"] = log_pixel_error(p, *pix, eps)
         scores["entropy"] = -(p * p.clamp_min(1e-12).log()).sum(-1)
         scores["head (trained)"] = out.logvar.float()
         for name, sc in scores.items():

@@ -295,12 +295,11 @@ def train_member(images: np.ndarray, labels: np.ndarray, *, epochs: int, seed: i
     model = build_cnn()
     n_neg = max(1, int(round(batch_size * no_digit_fraction)))
     extra = torch.from_numpy(np.asarray(emphasis, dtype=np.int64)) if emphasis is not None and len(emphasis) else None
-    n_extra = emphasis_per_batch if extra is not None else 0
 
     def batch_loss(idx):
         xs, ys = [augment(x[idx], gen), no_digit_tiles(n_neg, gen)], [y[idx], torch.full((n_neg,), NO_DIGIT, dtype=torch.int64)]
-        if extra is not None and n_extra:
-            pick = extra[torch.randint(0, len(extra), (n_extra,), generator=gen)]
+        if extra is not None and emphasis_per_batch:
+            pick = extra[torch.randint(0, len(extra), (emphasis_per_batch,), generator=gen)]
             xs.append(x[pick])
             ys.append(y[pick])
         return F.cross_entropy(model(torch.cat(xs)), torch.cat(ys))

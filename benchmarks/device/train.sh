@@ -37,9 +37,10 @@ if [ "${COMPILE:-0}" = 1 ]; then
     left=$(python3 -c "print(round($minutes - ($(date +%s) - $start) / 60, 2))")
     # Eager only when the compiler failed; anything else (e.g. a lock held by a run starting
     # beside this one) gets one more compiled try.
-    if tail -n +$((lines + 1)) $run/train.log | grep -q -E "torch\._(dynamo|inductor)|InductorError|BackendCompilerFailed"; then
+    failed=$(tail -n +$((lines + 1)) $run/train.log)
+    if grep -q -E "torch\._(dynamo|inductor)|InductorError|BackendCompilerFailed" <<< "$failed"; then
       mode=--no-compile; else mode=--compile; fi
-    echo "run failed ($(tail -n +$((lines + 1)) $run/train.log | grep -m1 -i error | cut -c1-160)); again with $mode for $left minutes" | tee -a $run/train.log
+    echo "run failed ($(grep -m1 -i error <<< "$failed" | cut -c1-160)); again with $mode for $left minutes" | tee -a $run/train.log
     go --max-minutes $left $mode "${args[@]}" "$@" >> $run/train.log 2>&1; }
 else
   go --max-minutes $minutes "${args[@]}" "$@" >> $run/train.log 2>&1
