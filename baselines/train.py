@@ -18,7 +18,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -33,7 +33,7 @@ from .losses import LossWeights, srm_loss
 from .noise import NoisePath
 from .presets import TrainConfig
 from .diffusion import pixel_levels
-from .streams import make_stream
+from .streams import STREAMS, make_stream
 from .tsampling import DeviceLevelSampler, TSamplingConfig
 from .unet import UNet, UNetConfig
 
@@ -383,13 +383,18 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
     Raises:
         SrmBenchError: bad data, a checkpoint or weights of another task/preset/model, a batch
             not divisible by the number of processes, a task without a device stream when
-            ``data`` is None, a task without an evaluator with ``eval_every``.
+            ``data`` is None, a task without an evaluator with ``eval_every``, the template
+            uncertainty target without a stream that has class templates.
     """
     rank, world, local = _dist()
     dev = _setup_device(device, local)
     if cfg.batch_size % world:
         raise SrmBenchError(f"batch size {cfg.batch_size} is not divisible by the {world} processes")
     local_batch = cfg.batch_size // world
+    weights_cfg = LossWeights(**cfg.loss)
+    if weights_cfg.nll_target == "template" and (data is not None or not hasattr(STREAMS.get(cfg.task), "templates")):
+        raise SrmBenchError(f"preset {cfg.preset}: the template uncertainty target needs the class templates of a "
+                            "training stream; train without --data, on a task with classes (sudoku)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     ckpt_path = out / "last.pt"
@@ -455,7 +460,6 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
 
     path = NoisePath(cfg.noise_path, cfg.target)
     patch = cfg.model["patch_size"]
-    weights_cfg = LossWeights(**cfg.loss)
     use_amp = cfg.bf16 and dev.type == "cuda"
     net: torch.nn.Module = model
     if world > 1:
@@ -463,12 +467,8 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
                                                         gradient_as_bucket_view=True)
     make_batch = BatchMaker(cfg, dev, rank=rank, local_batch=local_batch, stream=stream, data=train_data)
 
-    templates = None
-    if weights_cfg.nll_target == "template":
-        if stream is None or not hasattr(stream, "templates"):
-            raise SrmBenchError(f"preset {cfg.preset}: the template uncertainty target needs the {cfg.task} training "
-                                "stream's class templates; train without --data, on a task with classes (sudoku)")
-        templates = stream.templates()
+    # Checked at the top: the template target comes with a stream that has class templates.
+    templates = cast(Any, stream).templates() if weights_cfg.nll_target == "template" else None
 
     def forward_loss(z: torch.Tensor, t: torch.Tensor, cond: torch.Tensor | None, x: torch.Tensor, eps: torch.Tensor,
                      w: torch.Tensor, labels: torch.Tensor | None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:

@@ -442,3 +442,7 @@ def test_cell_aux_tpl_trains_with_the_streams_templates_on_cpu(tmp_path: Path) -
         rows[preset] = list(csv.DictReader(open(tmp_path / preset / "log.csv")))[0]
     assert rows["cell-aux"]["mse"] == rows["cell-aux-tpl"]["mse"]
     assert rows["cell-aux"]["nll"] != rows["cell-aux-tpl"]["nll"]
+    # A fixed split has no class templates: refused before anything is written.
+    with pytest.raises(SrmBenchError, match="template uncertainty target"):
+        train(cfg, tmp_path / "split", tmp_path / "refused", device="cpu", resume=False, progress=False)
+    assert not (tmp_path / "refused").exists()
