@@ -383,7 +383,7 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
     Raises:
         SrmBenchError: bad data, a checkpoint or weights of another task/preset/model, a batch
             not divisible by the number of processes, a task without a device stream when
-            ``data`` is None, a task without an evaluator with ``eval_every``, the template
+            ``data`` is None, a task without an evaluator with ``eval_every`` or an ``eval_budget`` below its patch count, the template
             uncertainty target without a stream that has class templates.
     """
     rank, world, local = _dist()
@@ -395,9 +395,6 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
     if weights_cfg.nll_target == "template" and (data is not None or not hasattr(STREAMS.get(cfg.task), "templates")):
         raise SrmBenchError(f"preset {cfg.preset}: the template uncertainty target needs the class templates of a "
                             "training stream; train without --data, on a task with classes (sudoku)")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    ckpt_path = out / "last.pt"
     splits = tuple(eval_splits) if eval_splits else default_eval_splits(cfg.task)
     if eval_every:
         from srm_bench.registry import get_task
@@ -405,6 +402,13 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
         spec = get_task(cfg.task)
         for s in splits:
             spec.check_split(s)
+        patches = (spec.image_side // spec.patch_size) ** 2
+        if eval_budget < patches:
+            raise SrmBenchError(f"--eval-budget {eval_budget} is below the {patches} patches of {cfg.task}: the "
+                                f"predicted-order sampler needs one evaluation per patch; pass --eval-budget >= {patches}")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    ckpt_path = out / "last.pt"
 
     stream = train_data = None
     if data is None:

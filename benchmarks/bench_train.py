@@ -63,9 +63,9 @@ def main() -> None:
     ap.add_argument("--json", default=str(Path(__file__).parent / "results" / "train-throughput.json"))
     args = ap.parse_args()
     if args.no_optimize_ddp:
-        import torch._dynamo
+        import torch._dynamo as dynamo  # an alias: a bare "import torch._dynamo" would make torch local to main()
 
-        torch._dynamo.config.optimize_ddp = False
+        dynamo.config.optimize_ddp = False
     rank, world, local = _dist()
     device = torch.device(f"cuda:{local}" if torch.cuda.is_available() else "cpu")
     cfg = with_overrides(make_config(args.task, args.baseline, args.preset), batch_size=args.batch,

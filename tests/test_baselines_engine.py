@@ -213,6 +213,12 @@ def test_eval_options_are_checked(tmp_path: Path, capsys) -> None:
     code, err = run_cli(["train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o",
                          str(tmp_path / "r"), "--eval-every", "-1"], capsys)
     assert code == 1 and "--eval-every" in err
+    # A budget below the patch count is refused before the run directory is made, not at the
+    # first evaluation after training has begun.
+    code, err = run_cli(["train", "--baseline", "srm", "--task", "even-pixels", "--preset", "tiny", "-o",
+                         str(tmp_path / "ep"), "--eval-every", "1", "--eval-budget", "10"], capsys)
+    assert code == 1 and "--eval-budget 10 is below the 64 patches" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "ep").exists()
 
 
 def test_cellnet_config_refusals() -> None:
