@@ -136,17 +136,18 @@ def plot_difficulty_cmd(task: str, metric: str, results: tuple[Path, ...], no_pa
 @click.option("--split", "-s", default=None, help="Only this split (default: all, one line each).")
 @click.option("--metric", "-m", default="accuracy", show_default=True, help="Metric to draw.")
 @_RESULTS
+@_NO_PAPER
 @_NO_COMMITTED
 @click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="PNG to write.")
-def plot_overlap_cmd(task: str, split: str | None, metric: str, results: tuple[Path, ...], no_committed: bool,
-                     out: Path) -> None:
+def plot_overlap_cmd(task: str, split: str | None, metric: str, results: tuple[Path, ...], no_paper: bool,
+                     no_committed: bool, out: Path) -> None:
     """Accuracy vs overlap per order (the paper's Figure 6), from results that record sampler.overlap.
 
     Example: srm-bench plot overlap --task even-pixels -r results/ -o overlap.png
     """
     from .plots import plot_overlap
 
-    click.echo(f"wrote {plot_overlap(_frame(results, True, no_committed), task, out, metric=metric, split=split)}")
+    click.echo(f"wrote {plot_overlap(_frame(results, no_paper, no_committed), task, out, metric=metric, split=split)}")
 
 
 @plot.command("samples")

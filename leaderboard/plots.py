@@ -109,13 +109,21 @@ def plot_difficulty(frame: pd.DataFrame, task: str, out: str | Path, *, metric: 
     return _save(fig, out, tight=True)
 
 
+# The paper's main table per task whose sequential rows say only "+ Overlap", and the overlap its
+# text names for them (Even Pixels: "a sweet spot at 0.95").
+PAPER_OVERLAP = {"even-pixels": ("Table 2", 0.95)}
+
+
 def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str = "accuracy",
                  split: str | None = None) -> Path:
     """Accuracy vs overlap (the paper's Figure 6) from results whose sampler records a numeric overlap.
 
-    Each line is one configuration (model, order, training knobs, evaluator, dataset, sample
-    count); parallel results of the same configuration are drawn at overlap 1.0. The paper's
-    Figure 6 gives no numbers in its text, so paper entries are not drawn.
+    Each line is one configuration (model, order, budget and eta, training knobs, evaluator,
+    dataset, sample count); parallel results of the same configuration are drawn at overlap 1.0.
+    The paper's Figure 6 gives no numbers in its text, so its curve cannot be drawn; where the
+    paper's main table for the task names its sequential rows only "+ Overlap" and its text the
+    overlap used (Even Pixels: Table 2, 0.95), those rows are drawn as stars at that overlap
+    (parallel at 1.0) when ``frame`` holds paper entries.
 
     Raises:
         SrmBenchError: no result with a numeric ``sampler.overlap`` for the task.
@@ -130,8 +138,7 @@ def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str
     if seq.empty:
         raise SrmBenchError(f"no {task} results with {metric!r} and a numeric sampler.overlap; "
                             "the plot needs results of sequential samplers at several overlaps")
-    line_fields = ["split"] + [f for f in IDENTITY if f not in ("sampler", "overlap", "sampler_steps")] \
-        + list(COMPARABILITY)
+    line_fields = ["split"] + [f for f in IDENTITY if f not in ("sampler", "overlap")] + list(COMPARABILITY)
     par = sub[sub["sampler_name"] == "parallel"]
     fig = _figure(7.5, 4.8)
     ax = fig.add_subplot()
@@ -144,6 +151,8 @@ def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str
         err = np.vstack([np.nan_to_num(y - lo), np.nan_to_num(hi - y)])
         rec = g.iloc[0]
         name = f"{rec['model']} · {str(rec['order']).capitalize()} order"
+        if (rec["sampler_steps"], rec["eta"]) != (1000, 1.0):  # the paper's budget unless said
+            name += f", {rec['sampler_steps']:g} NFE, eta {rec['eta']:g}"
         if sub["split"].nunique() > 1:
             name += f" ({rec['split']})"
         line = ax.errorbar(x, y, yerr=err, marker="o", capsize=2, label=name)
@@ -155,6 +164,15 @@ def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str
         if not same.empty:
             ax.plot(np.ones(len(same)), same[metric].to_numpy(float), marker="s", linestyle="none",
                     color=line[0].get_color())
+    paper = frame[(frame["task"] == task) & (frame["provenance"] == "paper") & frame[metric].notna()] \
+        if task in PAPER_OVERLAP and metric in frame.columns else frame.iloc[0:0]
+    table, at = PAPER_OVERLAP.get(task, ("", 0.0))
+    paper = paper[paper["tables"].astype(str).str.startswith(table)] if table else paper
+    for (model, order), grp in paper.groupby(["model", "order"], dropna=False, sort=True):
+        x = 1.0 if pd.isna(order) else at
+        label = f"paper {table}: {model}" + ("" if pd.isna(order) else f" · {str(order).capitalize()} order")
+        ax.plot([x] * len(grp), grp[metric].to_numpy(float), marker="*", markersize=12, linestyle="none",
+                label=label + f" (at {x:g})")
     ax.set_xlabel("overlap (0 = one patch at a time; squares at 1.0 = parallel)")
     ax.set_ylabel(metric)
     ax.set_xlim(-0.03, 1.03)

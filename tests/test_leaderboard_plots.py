@@ -63,6 +63,13 @@ def test_accuracy_vs_overlap_needs_numeric_overlaps(tmp_path):
                 sampler={"name": "sequential", "order": order, "overlap": overlap, "eta": 1.0, "steps": 1000}))
     frame = load_frame([d])
     check_png(plot_overlap(frame, "even-pixels", tmp_path / "overlap.png"))
+    # With the paper's entries the Table 2 rows are drawn as stars (0.518 at 0.95, far above
+    # these lines): more of the canvas is ink than without them.
+    with_paper = load_frame(default_dirs([d], checkout=False))
+    assert (with_paper["provenance"] == "paper").any()
+    ink = lambda a: (a.min(axis=-1) < 200).mean()  # noqa: E731
+    assert ink(check_png(plot_overlap(with_paper, "even-pixels", tmp_path / "paper.png"))) > \
+        ink(check_png(tmp_path / "overlap.png"))
     with pytest.raises(SrmBenchError, match="numeric sampler.overlap"):
         plot_overlap(load_frame(default_dirs([], checkout=False)), "even-pixels", tmp_path / "none.png")
 
