@@ -87,12 +87,18 @@ def mean_metric(values: np.ndarray, higher_is_better: bool) -> Metric:
                   higher_is_better=higher_is_better)
 
 
-def git_revision() -> str | None:
-    """The git revision of the source tree srm-bench runs from, if it is a git checkout."""
+def git_revision(where: str | Path | None = None) -> str | None:
+    """The git revision of the source tree srm-bench runs from (or ``where``), if it is a git
+    checkout, with "+dirty" when tracked files differ from that revision: a copied working tree
+    (a GPU machine's copy keeps an older HEAD) must not claim code it does not run."""
     try:
-        here = Path(__file__).resolve().parent
+        here = Path(where) if where is not None else Path(__file__).resolve().parent
         out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
-        return out.stdout.strip() or None if out.returncode == 0 else None
+        rev = out.stdout.strip() if out.returncode == 0 else ""
+        if not rev:
+            return None
+        diff = subprocess.run(["git", "diff", "--quiet", "HEAD", "--"], cwd=here, capture_output=True, timeout=10)
+        return rev + "+dirty" if diff.returncode == 1 else rev
     except (OSError, subprocess.SubprocessError):
         return None
 

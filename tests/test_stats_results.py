@@ -53,3 +53,23 @@ def test_validate_result_rejects(mutate, message) -> None:
     mutate(r)
     with pytest.raises(SrmBenchError, match=message):
         validate_result(r)
+
+
+def test_git_revision_says_when_the_tree_differs(tmp_path) -> None:
+    import shutil
+    import subprocess
+
+    from srm_bench.results import git_revision
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    run = lambda *a: subprocess.run(["git", *a], cwd=tmp_path, check=True, capture_output=True)  # noqa: E731
+    run("init", "-q")
+    (tmp_path / "f.txt").write_text("a\n")
+    run("add", "f.txt")
+    run("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x")
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True, text=True).stdout.strip()
+    assert git_revision(tmp_path) == head
+    (tmp_path / "f.txt").write_text("b\n")  # a copied tree whose code moved on from its HEAD
+    assert git_revision(tmp_path) == head + "+dirty"
+    assert git_revision(tmp_path / "nope") is None
