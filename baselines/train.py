@@ -6,6 +6,9 @@ EMA weights), bf16 autocast on CUDA, optional torch.compile, DDP when started by
 ``torchrun`` (NCCL on GPUs, gloo on CPU), checkpoints that carry their config, resume
 after interruption, a CSV log and a progress bar.
 
+The loop of :func:`train`: make a batch -> :func:`train_step` -> log -> maybe evaluate -> maybe
+checkpoint; :class:`TrainState` is what a checkpoint (``last.pt``) holds.
+
 Randomness of step k on rank r comes from (seed, r, k), so a resumed run draws exactly
 what the uninterrupted run would have drawn.
 """
@@ -16,9 +19,9 @@ import logging
 import math
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Callable, cast
 
 import numpy as np
 import torch
@@ -352,6 +355,169 @@ def _setup_device(device: str | None, local: int) -> torch.device:
     return dev
 
 
+LossFn = Callable[..., tuple[torch.Tensor, dict[str, torch.Tensor]]]
+
+
+@dataclass
+class TrainState:
+    """What ``last.pt`` holds: the network, its EMA, the optimizer, the training record (step,
+    images, gpu_hours, wall_s, init; world_size, device and data once saved) and the step the
+    learning-rate warm-up counts from (a run continued with ``--init`` warms up again)."""
+
+    cfg: TrainConfig
+    model: torch.nn.Module
+    ema: torch.nn.Module
+    opt: torch.optim.Optimizer
+    record: dict[str, Any]
+    warm_from: int = 0
+    # Listed once, not every step: the EMA update is one foreach over them. load_state_dict
+    # copies into these same tensors, so the lists stay valid after a load.
+    ema_params: list[torch.Tensor] = field(init=False, repr=False, compare=False)
+    model_params: list[torch.Tensor] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.ema_params = list(self.ema.parameters())
+        self.model_params = list(self.model.parameters())
+
+    @property
+    def step(self) -> int:
+        return int(self.record["step"])
+
+    @classmethod
+    def fresh(cls, cfg: TrainConfig, device: torch.device) -> TrainState:
+        """Step 0: weights drawn from ``cfg.seed`` (the same on every rank and every run), EMA equal to them."""
+        torch.manual_seed(cfg.seed)
+        model = build_model(cfg.arch, cfg.model).to(device)
+        ema = build_model(cfg.arch, cfg.model).to(device).eval()
+        ema.load_state_dict(model.state_dict())
+        for p in ema.parameters():
+            p.requires_grad_(False)
+        opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, betas=cfg.betas, weight_decay=cfg.weight_decay,
+                                fused=device.type == "cuda")
+        return cls(cfg, model, ema, opt, {"step": 0, "images": 0, "gpu_hours": 0.0, "wall_s": 0.0, "init": None})
+
+    @classmethod
+    def load(cls, path: str | Path, cfg: TrainConfig, device: torch.device) -> TrainState:
+        """The state saved in ``path`` (by :meth:`save`, or before TrainState existed) for the run ``cfg``.
+
+        Raises:
+            SrmBenchError: not a baseline checkpoint, or one of another baseline/task/preset/model.
+        """
+        saved = load_checkpoint(path)
+        old = TrainConfig.from_dict(saved["config"])
+        if old.identity() != cfg.identity():
+            raise SrmBenchError(
+                f"{path}: belongs to {old.baseline}/{old.task}/{old.preset}, not {cfg.baseline}/{cfg.task}/{cfg.preset} "
+                "(or another model); use another --out or --no-resume"
+            )
+        state = cls.fresh(cfg, device)
+        state.model.load_state_dict(saved["model"])
+        state.ema.load_state_dict(saved["ema"])
+        state.opt.load_state_dict(saved["optimizer"])
+        # Checkpoints older than the training record: rebuild it from their top-level keys.
+        record: dict[str, Any] | None = saved.get("record")
+        if not record:
+            wall_s = float(saved.get("wall_s", 0.0))
+            record = {"step": int(saved["step"]), "images": int(saved["step"]) * cfg.batch_size,
+                      "gpu_hours": wall_s * int(saved.get("world_size", 1)) / 3600, "wall_s": wall_s, "init": None}
+        state.record = dict(record)
+        state.warm_from = int(saved.get("warm_from", 0))
+        return state
+
+    @classmethod
+    def from_weights(cls, path: str | Path, cfg: TrainConfig, device: torch.device) -> TrainState:
+        """``--init``: a fresh optimizer on the weights of ``path`` (model and EMA both), its step
+        count, images and GPU-hours carried over, the warm-up counted from its step.
+
+        Raises:
+            SrmBenchError: not a weights file, or weights of another baseline, task or network.
+        """
+        weights, old, init_record = load_weights(path)
+        # The network must match; the preset may differ (e.g. cell-aux-b7 fine-tunes cell-aux weights
+        # with another uncertainty target), and the record names where the weights came from.
+        same_net = {k: v for k, v in old.identity().items() if k != "preset"}
+        if same_net != {k: v for k, v in cfg.identity().items() if k != "preset"}:
+            raise SrmBenchError(
+                f"{path}: holds a {old.baseline}/{old.task}/{old.preset} model ({old.arch}), not "
+                f"{cfg.baseline}/{cfg.task}/{cfg.preset} ({cfg.arch}); pass weights of the same baseline, task and network"
+            )
+        state = cls.fresh(cfg, device)
+        state.model.load_state_dict(weights)
+        state.ema.load_state_dict(weights)
+        record: dict[str, Any] = {**state.record, **{k: init_record[k] for k in ("step", "images", "gpu_hours", "wall_s") if k in init_record}}
+        record["init"] = {"file": str(path), "step": record["step"], "images": record["images"], "preset": old.preset}
+        state.record, state.warm_from = record, int(record["step"])
+        return state
+
+    def save(self, path: str | Path) -> None:
+        """Write the state atomically, with the config, in the format :func:`load_checkpoint` reads.
+
+        The top-level step, wall_s, world_size, dataset_sha256 and device repeat the record for
+        readers of older checkpoints (``inference.py``, ``load`` of a record-less file).
+        """
+        rec = self.record
+        save_checkpoint(Path(path), {
+            "format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, "config": self.cfg.to_dict(), "step": self.step,
+            "model": self.model.state_dict(), "ema": self.ema.state_dict(), "optimizer": self.opt.state_dict(),
+            "wall_s": rec["wall_s"], "world_size": rec.get("world_size", 1), "dataset_sha256": rec.get("data"),
+            "device": rec.get("device"), "record": rec, "warm_from": self.warm_from,
+        })
+
+
+def make_loss_fn(cfg: TrainConfig, net: torch.nn.Module, device: torch.device, templates: Any = None) -> LossFn:
+    """``loss_fn(z, t, cond, x, eps, w, labels) -> (loss, parts)``: the network's forward (bf16
+    autocast on CUDA with ``cfg.bf16``) and :func:`srm_loss`; with ``cfg.compile`` compiled as
+    one graph, the fastest variant in benchmarks/bench_unet.py."""
+    path = NoisePath(cfg.noise_path, cfg.target)
+    patch = cfg.model["patch_size"]
+    weights_cfg = LossWeights(**cfg.loss)
+    use_amp = cfg.bf16 and device.type == "cuda"
+
+    def forward_loss(z: torch.Tensor, t: torch.Tensor, cond: torch.Tensor | None, x: torch.Tensor, eps: torch.Tensor,
+                     w: torch.Tensor, labels: torch.Tensor | None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_amp):
+            out = net(z, t, cond)
+        return srm_loss(out, x, eps, z, t, w, path, patch, weights_cfg, labels, templates)
+
+    return cast(LossFn, torch.compile(forward_loss)) if cfg.compile else forward_loss
+
+
+def train_step(state: TrainState, loss_fn: LossFn, batch: TrainBatch, step: int,
+               lr: float) -> tuple[torch.Tensor, dict[str, torch.Tensor], torch.Tensor]:
+    """Step ``step`` on one batch: forward and loss, backward, grad-norm clipping, AdamW at ``lr``,
+    EMA update. Returns (loss, loss parts, grad norm) as device tensors: reading them makes the
+    host wait for the device, so the caller does it only on the steps it logs."""
+    for g in state.opt.param_groups:
+        g["lr"] = lr
+    loss, parts = loss_fn(*batch.astuple())
+    state.opt.zero_grad(set_to_none=True)
+    loss.backward()
+    grad_norm = torch.nn.utils.clip_grad_norm_(state.model.parameters(), state.cfg.grad_clip)
+    state.opt.step()
+    decay = min(state.cfg.ema_decay, (1 + step) / (10 + step))
+    with torch.no_grad():
+        torch._foreach_lerp_(state.ema_params, state.model_params, 1.0 - decay)
+    return loss, parts, grad_norm
+
+
+def _check_options(cfg: TrainConfig, data: object, splits: tuple[str, ...], eval_every: int, eval_budget: int) -> None:
+    """Refuse, before anything is written, a template target without class templates and an
+    evaluation the task cannot run."""
+    if LossWeights(**cfg.loss).nll_target == "template" and (data is not None or not hasattr(STREAMS.get(cfg.task), "templates")):
+        raise SrmBenchError(f"preset {cfg.preset}: the template uncertainty target needs the class templates of a "
+                            "training stream; train without --data, on a task with classes (sudoku)")
+    if eval_every:
+        from srm_bench.registry import get_task
+
+        spec = get_task(cfg.task)
+        for s in splits:
+            spec.check_split(s)
+        patches = (spec.image_side // spec.patch_size) ** 2
+        if eval_budget < patches:
+            raise SrmBenchError(f"--eval-budget {eval_budget} is below the {patches} patches of {cfg.task}: the "
+                                f"predicted-order sampler needs one evaluation per patch; pass --eval-budget >= {patches}")
+
+
 def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path, *, device: str | None = None,
           resume: bool = True, max_minutes: float | None = None, progress: bool = True, init: str | Path | None = None,
           eval_every: int = 0, eval_count: int = 64, eval_splits: tuple[str, ...] | None = None,
@@ -386,30 +552,19 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
             ``data`` is None, a task without an evaluator with ``eval_every`` or an ``eval_budget`` below its patch count, the template
             uncertainty target without a stream that has class templates.
     """
+    # Processes, device, options.
     rank, world, local = _dist()
     dev = _setup_device(device, local)
     if cfg.batch_size % world:
         raise SrmBenchError(f"batch size {cfg.batch_size} is not divisible by the {world} processes")
     local_batch = cfg.batch_size // world
-    weights_cfg = LossWeights(**cfg.loss)
-    if weights_cfg.nll_target == "template" and (data is not None or not hasattr(STREAMS.get(cfg.task), "templates")):
-        raise SrmBenchError(f"preset {cfg.preset}: the template uncertainty target needs the class templates of a "
-                            "training stream; train without --data, on a task with classes (sudoku)")
     splits = tuple(eval_splits) if eval_splits else default_eval_splits(cfg.task)
-    if eval_every:
-        from srm_bench.registry import get_task
-
-        spec = get_task(cfg.task)
-        for s in splits:
-            spec.check_split(s)
-        patches = (spec.image_side // spec.patch_size) ** 2
-        if eval_budget < patches:
-            raise SrmBenchError(f"--eval-budget {eval_budget} is below the {patches} patches of {cfg.task}: the "
-                                f"predicted-order sampler needs one evaluation per patch; pass --eval-budget >= {patches}")
+    _check_options(cfg, data, splits, eval_every, eval_budget)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     ckpt_path = out / "last.pt"
 
+    # Data: a device stream or a generated split.
     stream = train_data = None
     if data is None:
         stream = make_stream(cfg.task, dev)
@@ -418,110 +573,86 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
         train_data = data if isinstance(data, TrainData) else load_train_data(data, cfg)
         data_sha = train_data.content_sha256
 
-    torch.manual_seed(cfg.seed)  # the same initial weights on every rank and every run
-    model = build_model(cfg.arch, cfg.model).to(dev)
-    ema = build_model(cfg.arch, cfg.model).to(dev).eval()
-    ema.load_state_dict(model.state_dict())
-    for p in ema.parameters():
-        p.requires_grad_(False)
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, betas=cfg.betas, weight_decay=cfg.weight_decay,
-                            fused=dev.type == "cuda")
-    record: dict[str, Any] = {"step": 0, "images": 0, "gpu_hours": 0.0, "wall_s": 0.0, "init": None}
-    warm_from = 0
+    # State: resumed, continued from weights, or fresh.
     if resume and ckpt_path.exists():
-        state = load_checkpoint(ckpt_path)
-        old = TrainConfig.from_dict(state["config"])
-        if old.identity() != cfg.identity():
-            raise SrmBenchError(
-                f"{ckpt_path}: belongs to {old.baseline}/{old.task}/{old.preset}, not {cfg.baseline}/{cfg.task}/{cfg.preset} "
-                "(or another model); use another --out or --no-resume"
-            )
-        model.load_state_dict(state["model"])
-        ema.load_state_dict(state["ema"])
-        opt.load_state_dict(state["optimizer"])
-        record = dict(state.get("record") or {"step": int(state["step"]), "images": int(state["step"]) * cfg.batch_size,
-                                                "gpu_hours": float(state.get("wall_s", 0.0)) * int(state.get("world_size", 1)) / 3600,
-                                                "wall_s": float(state.get("wall_s", 0.0)), "init": None})
-        warm_from = int(state.get("warm_from", 0))
-        log.info("resumed %s at step %d", ckpt_path, record["step"])
+        state = TrainState.load(ckpt_path, cfg, dev)
+        log.info("resumed %s at step %d", ckpt_path, state.step)
     elif init is not None:
-        weights, old, init_record = load_weights(init)
-        # The network must match; the preset may differ (e.g. cell-aux-b7 fine-tunes cell-aux weights
-        # with another uncertainty target), and the record names where the weights came from.
-        same_net = {k: v for k, v in old.identity().items() if k != "preset"}
-        if same_net != {k: v for k, v in cfg.identity().items() if k != "preset"}:
-            raise SrmBenchError(
-                f"{init}: holds a {old.baseline}/{old.task}/{old.preset} model ({old.arch}), not "
-                f"{cfg.baseline}/{cfg.task}/{cfg.preset} ({cfg.arch}); pass weights of the same baseline, task and network"
-            )
-        model.load_state_dict(weights)
-        ema.load_state_dict(weights)
-        record = {**record, **{k: init_record[k] for k in ("step", "images", "gpu_hours", "wall_s") if k in init_record}}
-        record["init"] = {"file": str(init), "step": record["step"], "images": record["images"], "preset": old.preset}
-        warm_from = int(record["step"])
-        log.info("continuing %s from step %d (%d images)", init, record["step"], record["images"])
-    start_step = int(record["step"])
+        state = TrainState.from_weights(init, cfg, dev)
+        log.info("continuing %s from step %d (%d images)", init, state.step, state.record["images"])
+    else:
+        state = TrainState.fresh(cfg, dev)
+    begin = dict(state.record)  # this session's counts add to these
+    start_step = state.step
 
-    path = NoisePath(cfg.noise_path, cfg.target)
-    patch = cfg.model["patch_size"]
-    use_amp = cfg.bf16 and dev.type == "cuda"
-    net: torch.nn.Module = model
+    # Network (DDP over processes), batches, loss.
+    net: torch.nn.Module = state.model
     if world > 1:
-        net = torch.nn.parallel.DistributedDataParallel(model, device_ids=[dev.index] if dev.type == "cuda" else None,
+        net = torch.nn.parallel.DistributedDataParallel(state.model, device_ids=[dev.index] if dev.type == "cuda" else None,
                                                         gradient_as_bucket_view=True)
     make_batch = BatchMaker(cfg, dev, rank=rank, local_batch=local_batch, stream=stream, data=train_data)
-
-    # Checked at the top: the template target comes with a stream that has class templates.
-    templates = cast(Any, stream).templates() if weights_cfg.nll_target == "template" else None
-
-    def forward_loss(z: torch.Tensor, t: torch.Tensor, cond: torch.Tensor | None, x: torch.Tensor, eps: torch.Tensor,
-                     w: torch.Tensor, labels: torch.Tensor | None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_amp):
-            out_ = net(z, t, cond)
-        return srm_loss(out_, x, eps, z, t, w, path, patch, weights_cfg, labels, templates)
-
-    # Network and loss compiled as one graph: the fastest variant in benchmarks/bench_unet.py.
-    step_fn = torch.compile(forward_loss) if cfg.compile else forward_loss
+    # Checked in _check_options: the template target comes with a stream that has class templates.
+    templates = cast(Any, stream).templates() if LossWeights(**cfg.loss).nll_target == "template" else None
+    loss_fn = make_loss_fn(cfg, net, dev, templates)
     device_name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
     t0 = time.perf_counter()
 
     def current_record(step: int) -> dict[str, Any]:
         elapsed = time.perf_counter() - t0
-        return {**record, "step": step, "images": int(record["images"]) + (step - start_step) * cfg.batch_size,
-                "wall_s": round(float(record["wall_s"]) + elapsed, 1),
-                "gpu_hours": round(float(record["gpu_hours"]) + elapsed * world / 3600, 5),
+        return {**begin, "step": step, "images": int(begin["images"]) + (step - start_step) * cfg.batch_size,
+                "wall_s": round(float(begin["wall_s"]) + elapsed, 1),
+                "gpu_hours": round(float(begin["gpu_hours"]) + elapsed * world / 3600, 5),
                 "world_size": world, "device": device_name, "data": data_sha}
 
     def checkpoint(step: int) -> None:
         if rank != 0:
             return
-        rec = current_record(step)
-        save_checkpoint(ckpt_path, {
-            "format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, "config": cfg.to_dict(), "step": step,
-            "model": model.state_dict(), "ema": ema.state_dict(), "optimizer": opt.state_dict(),
-            "wall_s": rec["wall_s"], "world_size": world, "dataset_sha256": data_sha, "device": device_name,
-            "record": rec, "warm_from": warm_from,
-        })
-        save_weights(out / WEIGHTS_FILE, ema, cfg, rec)
+        state.record = current_record(step)
+        state.save(ckpt_path)
+        save_weights(out / WEIGHTS_FILE, state.ema, cfg, state.record)
+
+    def out_of_time(step: int) -> bool:
+        if max_minutes is None or step % cfg.log_every:
+            return False
+        # Decided together so that no rank waits for another in DDP.
+        flag = torch.tensor(float((time.perf_counter() - t0) > 60 * max_minutes), device=dev)
+        if world > 1:
+            dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+        return bool(flag.item())
 
     eval_rows: list[dict[str, Any]] = []
     fresh = start_step == 0 or not (out / "log.csv").exists()
     step = start_step
     loss_val = float("nan")
     bar = tqdm(total=cfg.steps, initial=start_step, disable=not progress or rank != 0, desc="training")
-    model.train()
-    ema_params: list[torch.Tensor] = list(ema.parameters())
-    model_params: list[torch.Tensor] = list(model.parameters())
+    state.model.train()
     last_t, last_step = time.perf_counter(), start_step
     with CsvLog(out / "log.csv", CSV_FIELDS, fresh=fresh, enabled=rank == 0) as train_log, \
             CsvLog(out / "eval.csv", EVAL_FIELDS, fresh=fresh, enabled=rank == 0 and eval_every > 0) as eval_log:
+
+        def log_step(step: int, lr: float, loss: torch.Tensor, parts: dict[str, torch.Tensor],
+                     grad_norm: torch.Tensor) -> float:
+            nonlocal last_t, last_step
+            loss_val = float(loss.detach())
+            if not math.isfinite(loss_val):
+                raise SrmBenchError(f"loss became {loss_val} at step {step}; lower --lr or check the data")
+            now = time.perf_counter()
+            rate = (step - last_step) / max(now - last_t, 1e-9)
+            rec = current_record(step)
+            train_log.write({"step": step, "images": rec["images"], "loss": f"{loss_val:.6f}",
+                             **{k: f"{float(v):.6f}" for k, v in parts.items()}, "lr": f"{lr:.3g}",
+                             "grad_norm": f"{float(grad_norm):.4f}", "steps_per_s": f"{rate:.3f}",
+                             "images_per_s": f"{rate * cfg.batch_size:.1f}", "elapsed_s": rec["wall_s"]})
+            bar.set_postfix(loss=f"{loss_val:.4f}")
+            last_t, last_step = now, step
+            return loss_val
 
         def run_eval(step: int) -> None:
             nonlocal last_t
             if rank != 0:
                 return
             rec = current_record(step)
-            rows = evaluate_model(ema, cfg, str(dev), count=eval_count, splits=splits, budget=eval_budget)
+            rows = evaluate_model(state.ema, cfg, str(dev), count=eval_count, splits=splits, budget=eval_budget)
             for row in rows:
                 eval_log.write({"step": step, "images": rec["images"], "gpu_hours": rec["gpu_hours"], **row,
                                 "accuracy": f"{row['accuracy']:.4f}", "elapsed_s": rec["wall_s"]})
@@ -532,40 +663,13 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
             last_t = time.perf_counter()  # sampling time is not training throughput
 
         while step < cfg.steps:
-            z, t, cond, x, eps, w, labels = make_batch(step).astuple()
-            lr = lr_at(step, cfg, warm_from)
-            for g in opt.param_groups:
-                g["lr"] = lr
-            loss, parts = step_fn(z, t, cond, x, eps, w, labels)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
-            opt.step()
-            decay = min(cfg.ema_decay, (1 + step) / (10 + step))
-            with torch.no_grad():
-                torch._foreach_lerp_(ema_params, model_params, 1.0 - decay)
+            lr = lr_at(step, cfg, state.warm_from)
+            loss, parts, grad_norm = train_step(state, loss_fn, make_batch(step), step, lr)
             step += 1
             bar.update(1)
             if step % cfg.log_every == 0 or step == cfg.steps:
-                loss_val = float(loss.detach())
-                if not math.isfinite(loss_val):
-                    raise SrmBenchError(f"loss became {loss_val} at step {step}; lower --lr or check the data")
-                now = time.perf_counter()
-                rate = (step - last_step) / max(now - last_t, 1e-9)
-                rec = current_record(step)
-                train_log.write({"step": step, "images": rec["images"], "loss": f"{loss_val:.6f}",
-                                 **{k: f"{float(v):.6f}" for k, v in parts.items()}, "lr": f"{lr:.3g}",
-                                 "grad_norm": f"{float(grad_norm):.4f}", "steps_per_s": f"{rate:.3f}",
-                                 "images_per_s": f"{rate * cfg.batch_size:.1f}", "elapsed_s": rec["wall_s"]})
-                bar.set_postfix(loss=f"{loss_val:.4f}")
-                last_t, last_step = now, step
-            timed_out = False
-            if max_minutes is not None and step % cfg.log_every == 0:
-                # Decided together so that no rank waits for another in DDP.
-                flag = torch.tensor(float((time.perf_counter() - t0) > 60 * max_minutes), device=dev)
-                if world > 1:
-                    dist.all_reduce(flag, op=dist.ReduceOp.MAX)
-                timed_out = bool(flag.item())
+                loss_val = log_step(step, lr, loss, parts, grad_norm)
+            timed_out = out_of_time(step)
             if eval_every and (step % eval_every == 0 or step == cfg.steps or timed_out):
                 run_eval(step)
             if step % cfg.ckpt_every == 0 or step == cfg.steps or timed_out:

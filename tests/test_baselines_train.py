@@ -98,6 +98,55 @@ def test_load_checkpoint_refuses_other_files(tmp_path: Path) -> None:
         load_checkpoint(tmp_path / "y.pt")
 
 
+
+def test_train_state_save_load_round_trip_and_refuses_another_run(tmp_path: Path) -> None:
+    from srm_bench.baselines.train import BatchMaker, TrainState, make_loss_fn, train_step
+
+    cfg, dev = tiny_cfg(), torch.device("cpu")
+    state = TrainState.fresh(cfg, dev)
+    batches = BatchMaker(cfg, dev, rank=0, local_batch=cfg.batch_size, data=tiny_data())
+    loss_fn = make_loss_fn(cfg, state.model, dev)
+    for step in range(2):  # optimizer moments, and an EMA that differs from the weights
+        train_step(state, loss_fn, batches(step), step, lr=1e-2)
+    state.record = {"step": 2, "images": 8, "gpu_hours": 0.001, "wall_s": 3.5, "init": None, "world_size": 1,
+                    "device": "cpu", "data": "synthetic"}
+    state.warm_from = 1
+    state.save(tmp_path / "last.pt")
+    assert not (tmp_path / "last.pt.tmp").exists()
+    saved = load_checkpoint(tmp_path / "last.pt")  # the keys last.pt has always had
+    assert set(saved) == {"format", "version", "config", "step", "model", "ema", "optimizer", "wall_s", "world_size",
+                          "dataset_sha256", "device", "record", "warm_from"}
+    assert saved["step"] == 2 and saved["dataset_sha256"] == "synthetic"
+
+    loaded = TrainState.load(tmp_path / "last.pt", cfg, dev)
+    assert loaded.record == state.record and loaded.warm_from == 1 and loaded.step == 2
+    for a, b in ((state.model, loaded.model), (state.ema, loaded.ema)):
+        for k, v in a.state_dict().items():
+            assert torch.equal(v, b.state_dict()[k])
+    assert any(not torch.equal(p, e) for p, e in zip(state.model_params, state.ema_params))
+    opt_a, opt_b = state.opt.state_dict(), loaded.opt.state_dict()
+    assert opt_a["param_groups"] == opt_b["param_groups"] and opt_a["state"].keys() == opt_b["state"].keys()
+    for i, moments in opt_a["state"].items():
+        for k, v in moments.items():
+            assert torch.equal(v, opt_b["state"][i][k])
+    # The loaded state trains on: its EMA follows its own weights.
+    before = [p.clone() for p in loaded.ema_params]
+    train_step(loaded, make_loss_fn(cfg, loaded.model, dev), batches(2), 2, lr=1e-2)
+    assert any(not torch.equal(a, b) for a, b in zip(before, loaded.ema.parameters()))
+
+    # Another preset, or another network under the same preset, is refused.
+    for other in (with_overrides(cfg, preset="small"), with_overrides(cfg, model={**TINY_UNET, "base_channels": 8})):
+        with pytest.raises(SrmBenchError, match="belongs to srm/even-pixels/tiny, not srm/even-pixels/"):
+            TrainState.load(tmp_path / "last.pt", other, dev)
+
+    # A checkpoint from before the training record existed still loads, its record rebuilt.
+    old = {k: v for k, v in saved.items() if k not in ("record", "warm_from")}
+    torch.save(old, tmp_path / "old.pt")
+    legacy = TrainState.load(tmp_path / "old.pt", cfg, dev)
+    assert legacy.warm_from == 0 and legacy.record == {"step": 2, "images": 2 * cfg.batch_size,
+                                                       "gpu_hours": 3.5 / 3600, "wall_s": 3.5, "init": None}
+
+
 def test_ddpm_sudoku_step_uses_the_mask(tmp_path: Path) -> None:
     cfg = make_config("sudoku", "ddpm", "tiny")
     model = dict(TINY_UNET, image_size=36, in_channels=1, cond_channels=2, patch_size=4)
