@@ -452,3 +452,25 @@ def test_cell_aux_tpl_trains_with_the_streams_templates_on_cpu(tmp_path: Path) -
     with pytest.raises(SrmBenchError, match="template uncertainty target"):
         train(cfg, tmp_path / "split", tmp_path / "refused", device="cpu", resume=False, progress=False)
     assert not (tmp_path / "refused").exists()
+
+
+def test_evaluation_during_training_uses_the_task_overlap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Even Pixels is scored in predicted order with the paper's overlap 0.95 (without overlap it
+    scores ~0 at any stage); Sudoku's predicted order has none."""
+    import numpy as np
+
+    import srm_bench.baselines.inference as inference
+    from srm_bench.baselines.train import build_model, eval_samplers, evaluate_model
+
+    seen: list = []
+
+    def fake_sample(model, cfg, sampler, indices, **kw):
+        seen.append(sampler)
+        return np.zeros((len(indices), 32, 32, 3), np.uint8)
+
+    monkeypatch.setattr(inference, "sample_images", fake_sample)
+    cfg = make_config("even-pixels", "srm", "tiny")
+    rows = evaluate_model(build_model(cfg.arch, cfg.model), cfg, "cpu", count=2, splits=("test",), budget=64)
+    assert [r["sampler"] for r in rows] == ["parallel", "predicted"]
+    assert [(s.name, s.overlap) for s in seen] == [("parallel", 0.0), ("sequential", 0.95)]
+    assert eval_samplers(100)["predicted"].overlap == 0.0
