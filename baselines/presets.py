@@ -112,9 +112,9 @@ def _unet(task: str, baseline: str, base: int, mult: tuple[int, ...], attn: tupl
                       **kw).to_dict()
 
 
-def _dit(task: str, baseline: str, size_name: str) -> dict[str, Any]:
+def _dit(task: str, baseline: str, size_name: str, token: int | None = None) -> dict[str, Any]:
     hidden, depth, heads = DIT_SIZES[size_name]
-    token = {"sudoku": 7, "even-pixels": 2}.get(task, 4)
+    token = token or {"sudoku": 7, "even-pixels": 2}.get(task, 4)
     return DiTConfig(**_shape(task, baseline), token_patch=token, hidden=hidden, depth=depth, heads=heads).to_dict()
 
 
@@ -175,6 +175,17 @@ def _dit_preset(size_name: str) -> Any:
                            steps=p["steps"], **common)
     factory.__doc__ = f"DiT-{size_name} at the paper's batch and schedule."
     return factory
+
+
+def _dit_s14(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
+    """DiT-S with 14x14-pixel tokens (Sudoku: 2x2 tokens per cell, 324 tokens), the follow-up
+    library's Sudoku network, at the paper's batch and schedule."""
+    if TASK_SHAPES[task][2] % 14:
+        raise SrmBenchError(f"preset dit-s14 needs patches a multiple of 14 pixels (sudoku); {task} has "
+                            f"{TASK_SHAPES[task][2]}-pixel patches")
+    p = PAPER[task]
+    return TrainConfig(arch="dit", model=_dit(task, baseline, "S", token=14), batch_size=p["batch"], lr=p["lr"],
+                       steps=p["steps"], **common)
 
 
 # A recipe for GPU-hours, not days (see docs/sudoku-baselines.md).
@@ -242,6 +253,7 @@ def _unet_s(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
 
 PRESET_FACTORIES = {
     "paper": _paper, "small": _small, "unet-s": _unet_s, "tiny": _tiny, "dit-s": _dit_preset("S"), "dit-b": _dit_preset("B"),
+    "dit-s14": _dit_s14,
     "dit-cell": _dit_cell, **{name: _cell_preset(name) for name in CELL_SIZES}, "cell-aux": _cell_aux,
     "cell-aux-b7": _cell_aux_b7, "cell-aux-tpl": _cell_aux_tpl,
 }

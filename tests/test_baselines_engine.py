@@ -474,3 +474,18 @@ def test_evaluation_during_training_uses_the_task_overlap(monkeypatch: pytest.Mo
     assert [r["sampler"] for r in rows] == ["parallel", "predicted"]
     assert [(s.name, s.overlap) for s in seen] == [("parallel", 0.0), ("sequential", 0.95)]
     assert eval_samplers(100)["predicted"].overlap == 0.0
+
+
+def test_dit_s14_has_four_tokens_per_sudoku_cell() -> None:
+    import torch
+
+    from srm_bench.baselines.train import build_model
+
+    cfg = make_config("sudoku", "srm", "dit-s14")
+    assert cfg.model["token_patch"] == 14 and (cfg.batch_size, cfg.lr) == (56, 1e-4)
+    model = build_model(cfg.arch, cfg.model)
+    assert model.pos.shape[1] == (252 // 14) ** 2  # 324 tokens
+    out = model(torch.randn(1, 1, 252, 252), torch.rand(1, 81), None)
+    assert out.mean.shape == (1, 1, 252, 252) and out.logvar.shape == (1, 81)
+    with pytest.raises(SrmBenchError, match="multiple of 14"):
+        make_config("even-pixels", "srm", "dit-s14")
