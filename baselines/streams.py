@@ -11,13 +11,25 @@ so no image crosses the host bus:
   ``srm-bench generate sudoku --split train``.
 - :class:`EvenPixelsStream`: a hue offset U(0, 0.5) and a uniformly random half of the
   1024 pixels, coloured exactly as the generator colours them (same HSV formula, rint).
+- :class:`CountingStream` (Counting Polygons / Stars): the images are rendered on the CPU
+  (Pillow), too slowly to make per step, so a bank of pre-rendered train-split images sits
+  on the device and draws pick from it; worker processes render the next bank meanwhile.
 
 Batches come from the global torch RNG, which the training loop seeds from
 (seed, rank, step) before each draw: step k on rank r is the same whatever happened before.
 """
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import tempfile
+import time
+import weakref
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -151,14 +163,241 @@ class EvenPixelsStream:
         return Batch(img.float() / 127.5 - 1.0, None)
 
 
-STREAMS = {"sudoku": SudokuStream, "even-pixels": EvenPixelsStream}
+# ---------------------------------------------------------------------------- counting
+
+CHUNK = 64  # items per render job: small enough to spread a bank over the workers, large enough to amortise a job
+
+# Per worker process: the generator, its config and shared arrays, and the bank file mapped in.
+_WORKER: dict[str, Any] = {}
 
 
-def make_stream(task: str, device: str | torch.device) -> SudokuStream | EvenPixelsStream:
-    """The device stream of a task.
+def _init_bank_worker(task: str, config_json: str, shared: dict[str, np.ndarray], path: str,
+                      shape: tuple[int, ...], parent: int) -> None:
+    """Render worker set-up: the generator's own (Ctrl-C is the parent's, die with the parent),
+    then the bank file mapped once, so each job writes its images in place."""
+    from srm_bench.generation import _init_worker, get_generator
+
+    _init_worker(shared, parent)
+    _WORKER.update(gen=get_generator(task), config=json.loads(config_json), shared=shared,
+                   images=np.memmap(path, dtype=np.uint8, mode="r+", shape=shape))
+
+
+def _render_chunk(first: int, offset: int, count: int) -> dict[str, np.ndarray]:
+    """Make train items ``first .. first + count - 1``, write their images into rows
+    ``offset ..`` of the bank file and return their compact fields (a few hundred bytes each)."""
+    gen, config, shared = _WORKER["gen"], _WORKER["config"], _WORKER["shared"]
+    items = gen.generate_items(config, shared, first, first + count)
+    _WORKER["images"][offset:offset + count] = gen.render(config, shared, items)
+    return items
+
+
+def _shutdown(pool: ProcessPoolExecutor, folder: str) -> None:
+    """End the workers (joined: no zombies) and delete the bank file. No reference to the
+    stream, so it can run from a weakref finalizer or at interpreter exit."""
+    pool.shutdown(wait=True, cancel_futures=True)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+class CountingStream:
+    """Counting training images from a bank on ``device``, re-rendered in the background.
+
+    Bank ``g`` holds items ``g * bank_size .. (g + 1) * bank_size - 1`` of the train split of
+    ``data_seed`` (``srm-bench generate <task> --split train --seed data_seed``): every item's
+    randomness comes from ``(seed, split, index)`` alone (srm_bench.seeding), so a bank is
+    the same whatever the number of workers or the job size, bank 0 is the head of the
+    generated train split, and banks never repeat an item. Draws ``g * refresh ..
+    (g + 1) * refresh - 1`` pick uniformly (global torch RNG) from bank ``g`` while ``workers``
+    processes render bank ``g + 1`` into a file in /dev/shm; at the switch the file is copied
+    to the device (uint8) and bank ``g + 2`` starts. A draw that finds the next bank unfinished
+    waits for it: ``wait_s`` (seconds, all waits, the first bank included) and ``draws`` (the
+    index of the next draw) are there for logs and benchmarks.
+
+    Resume: ``seek(k)`` makes the next draw the k-th (from 0) of an uninterrupted stream, so
+    with the same torch seed it returns the same images. Every rank renders the same banks;
+    their draws differ through the torch seed, so at the paper's batch of 56 (all ranks
+    together) an image is drawn ``refresh * 56 / bank_size`` = 4.1 times by default.
+
+    ``close()`` (or ``with``, or garbage collection, or interpreter exit) ends the workers.
+
+    Example:
+        >>> with CountingStream("cpu", bank_size=8, refresh=2, workers=1) as s:  # doctest: +SKIP
+        ...     tuple(s.draw(3).x.shape)
+        (3, 3, 128, 128)
+    """
+
+    task = "counting-polygons"
+
+    def __init__(self, device: str | torch.device, *, data_seed: int = 0, bank_size: int = 4096, refresh: int = 300,
+                 workers: int | None = None, start_method: str | None = None) -> None:
+        """
+        Args:
+            device: where the bank sits and batches are made.
+            data_seed: the train split's seed.
+            bank_size: images per bank (4096 x 48 KiB = 192 MiB on the device, as much in /dev/shm).
+            refresh: draws served by one bank.
+            workers: render processes [min(4, CPUs available)].
+            start_method: multiprocessing start method [the platform's default, fork on Linux:
+                spawn and forkserver work too, but each worker then imports torch again].
+
+        Raises:
+            SrmBenchError: a bank size, refresh or worker count below 1.
+        """
+        import multiprocessing
+
+        from srm_bench.generation import get_generator
+        from srm_bench.registry import get_task
+
+        if bank_size < 1 or refresh < 1:
+            raise SrmBenchError(f"bank_size and refresh must be at least 1 (got {bank_size}, {refresh})")
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        workers = min(4, cpus) if workers is None else int(workers)
+        if workers < 1:
+            raise SrmBenchError(f"workers must be at least 1 (got {workers})")
+        self.device = torch.device(device)
+        self.bank_size, self.refresh, self.workers, self.data_seed = int(bank_size), int(refresh), workers, int(data_seed)
+        gen = get_generator(self.task)
+        # JSON round trip, as generate() does: the workers get exactly the config a train split stores.
+        config = json.loads(json.dumps(gen.make_config(split="train", seed=self.data_seed)))
+        shared = gen.shared_arrays(config)
+        spec = get_task(self.task)
+        shape = (self.bank_size, *spec.image_shape)
+        # tmpfs when there is one: the workers' writes and the parent's read stay in memory.
+        base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+        self._folder = tempfile.mkdtemp(prefix="srm-bench-bank-", dir=base)
+        path = os.path.join(self._folder, "bank.u8")
+        self._file = np.memmap(path, dtype=np.uint8, mode="w+", shape=shape)
+        ctx = multiprocessing.get_context(start_method)
+        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_bank_worker,
+                                         initargs=(self.task, json.dumps(config), shared, path, shape, os.getpid()))
+        self._finalizer = weakref.finalize(self, _shutdown, self._pool, self._folder)
+        self.source = {"generator": f"{self.task} train split of seed {self.data_seed}, rendered on the CPU",
+                       "bank": f"{self.bank_size} images, {self.refresh} draws each, {workers} workers",
+                       **gen.source_info(config)}
+        self.bank: torch.Tensor | None = None  # (bank_size, 3, H, W) uint8 on the device
+        self.items: dict[str, np.ndarray] = {}  # the compact fields of the bank's items (n_objects, vertices, ...)
+        self.bank_index = -1  # the bank on the device (-1: none yet)
+        self.draws = 0  # the index of the next draw
+        self.wait_s = 0.0  # seconds draws spent waiting for rendering
+        self.upload_s = 0.0  # seconds spent copying banks to the device
+        self.banks_served = 0
+        self._pending = -1  # the bank being rendered in the background
+        self._futures: list[Future[dict[str, np.ndarray]]] = []
+        self._start(0)  # bank 0 at once: the first draw comes after the model is built
+
+    # -- life cycle
+
+    def close(self) -> None:
+        """End the workers (waiting for the job in hand, a fraction of a second) and free the bank file."""
+        self._futures = []
+        self._finalizer()
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    def __enter__(self) -> CountingStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- banks
+
+    def _start(self, g: int) -> None:
+        """Render bank ``g`` in the background (dropping a pending render of another bank)."""
+        if self.closed:
+            raise SrmBenchError(f"the {self.task} stream is closed")
+        if self._pending == g:
+            return
+        for f in self._futures:
+            f.cancel()
+        for f in self._futures:  # the jobs already running write into the file: let them end first
+            if not f.cancelled():
+                try:
+                    f.result()
+                except Exception:  # noqa: BLE001 -- that bank is dropped; its error does not matter
+                    pass
+        first = g * self.bank_size
+        self._futures = [self._pool.submit(_render_chunk, first + a, a, min(CHUNK, self.bank_size - a))
+                         for a in range(0, self.bank_size, CHUNK)]
+        self._pending = g
+
+    def ready(self) -> bool:
+        """Whether the bank being rendered in the background is finished."""
+        return all(f.done() for f in self._futures)
+
+    def wait_next(self) -> float:
+        """Block until the background bank is rendered; the seconds waited (benchmarks)."""
+        t0 = time.perf_counter()
+        for f in self._futures:
+            f.exception()
+        return time.perf_counter() - t0
+
+    def _switch(self, g: int) -> None:
+        """Put bank ``g`` on the device (waiting for its rendering), then start bank ``g + 1``."""
+        self._start(g)
+        t0 = time.perf_counter()
+        try:
+            parts = [f.result() for f in self._futures]
+        except BrokenProcessPool:
+            raise SrmBenchError(f"a render worker of the {self.task} stream died (out of memory?)") from None
+        t1 = time.perf_counter()
+        # A copy (also on the CPU): the file is overwritten by the next bank right after.
+        images = torch.from_numpy(np.asarray(self._file)).to(self.device, copy=True)
+        self.bank = images.permute(0, 3, 1, 2).contiguous()  # NCHW once here, not at every draw
+        self.upload_s += time.perf_counter() - t1
+        self.wait_s += t1 - t0
+        self.items = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+        self.bank_index, self.banks_served = g, self.banks_served + 1
+        self._pending, self._futures = -1, []
+        self._start(g + 1)
+
+    def seek(self, draw_index: int) -> None:
+        """Make the next draw the ``draw_index``-th (from 0) of an uninterrupted stream; a
+        resumed run calls ``seek(step)`` once (one draw per step). Starts rendering its bank.
+
+        Raises:
+            SrmBenchError: a negative index.
+        """
+        if draw_index < 0:
+            raise SrmBenchError(f"seek needs a draw index >= 0 (got {draw_index})")
+        self.draws = int(draw_index)
+        g = self.draws // self.refresh
+        if g != self.bank_index:
+            self._start(g)
+
+    def draw(self, n: int) -> Batch:
+        g = self.draws // self.refresh
+        if g != self.bank_index:
+            self._switch(g)
+        assert self.bank is not None
+        idx = torch.randint(0, self.bank_size, (n,), device=self.device)
+        self.draws += 1
+        return Batch(self.bank[idx].float() / 127.5 - 1.0, None)
+
+
+class CountingPolygonsStream(CountingStream):
+    """:class:`CountingStream` of Counting Polygons."""
+
+    task = "counting-polygons"
+
+
+class CountingStarsStream(CountingStream):
+    """:class:`CountingStream` of Counting Stars."""
+
+    task = "counting-stars"
+
+
+Stream = SudokuStream | EvenPixelsStream | CountingStream
+STREAMS: dict[str, type[Stream]] = {"sudoku": SudokuStream, "even-pixels": EvenPixelsStream,
+                                    "counting-polygons": CountingPolygonsStream, "counting-stars": CountingStarsStream}
+
+
+def make_stream(task: str, device: str | torch.device) -> Stream:
+    """The device stream of a task (a counting stream starts its render workers at once).
 
     Raises:
-        SrmBenchError: the task has no device stream (Counting: train on a generated split with --data).
+        SrmBenchError: the task has no device stream (train on a generated split with --data).
     """
     if task not in STREAMS:
         raise SrmBenchError(f"{task} has no on-device data stream; generate a train split and pass --data DIR")
