@@ -57,7 +57,7 @@ def _progress(ctx: click.Context) -> bool:
 @click.option("--seed", type=int, default=None, help="Training seed [0].")
 @click.option("--ckpt-every", type=int, default=None, help="Checkpoint every N steps [preset].")
 @click.option("--log-every", type=int, default=None, help="Log every N steps [preset].")
-@click.option("--train-items", type=int, default=None, help="Items to generate when --data is not given [preset].")
+@click.option("--train-items", type=int, default=None, help="Items to generate when --data is not given and the task has no device stream (none of the built-in tasks) [preset].")
 @click.option("--compile/--no-compile", "compile_", default=None, help="torch.compile the network [off].")
 @click.option("--bf16/--no-bf16", default=None, help="bf16 autocast on CUDA [on].")
 @click.option("--resume/--no-resume", default=True, show_default=True, help="Continue from OUT/last.pt if present.")

@@ -314,6 +314,7 @@ class BatchMaker:
             raise SrmBenchError("a batch maker needs exactly one of a device stream and a train split")
         self.cfg, self.device, self.rank, self.local_batch = cfg, device, rank, local_batch
         self.stream, self.data = stream, data
+        self._next_draw: int | None = None  # the step a stream with a position (seek) expects next
         self.patch = cfg.model["patch_size"]
         self.grid = (cfg.model["image_size"] // self.patch,) * 2
         self.tsampler = tsampler or DeviceLevelSampler(TSamplingConfig(**cfg.tsampling), self.grid[0] * self.grid[1], device)
@@ -329,6 +330,11 @@ class BatchMaker:
         n, dev = self.local_batch, self.device
         labels = None
         if self.stream is not None:
+            if hasattr(self.stream, "seek") and step != self._next_draw:
+                # A stream whose content moves on with the draws (Counting's banks): one draw per
+                # step, so a resumed run is served from the bank an uninterrupted run would use.
+                self.stream.seek(step)
+            self._next_draw = step + 1
             b = self.stream.draw(n)
             x, known, labels = b.x, b.known, b.labels
         else:
@@ -538,7 +544,8 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
     Args:
         cfg: the run's configuration (see presets.make_config).
         data: a generated train split of ``cfg.task`` (or an in-memory :class:`TrainData`);
-            None draws fresh data on the device (Sudoku, Even Pixels; see streams.py).
+            None draws fresh data on the device (Sudoku, Even Pixels; Counting from a bank
+            re-rendered in the background; see streams.py).
         out: run directory.
         device: ``cuda`` or ``cpu`` (default: CUDA if available); under torchrun the local GPU.
         resume: continue from ``out/last.pt`` when it exists.
@@ -551,7 +558,8 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
             ``eval_budget`` NFE on rank 0 and log their accuracy in ``out/eval.csv``.
 
     Returns:
-        Summary dict: steps, images, final loss, wall time, GPU-hours, last eval rows.
+        Summary dict: steps, images, final loss, wall time, GPU-hours, last eval rows; for a
+        stream rendered in the background (Counting), ``data_wait_s``: seconds the loop waited on it.
 
     Raises:
         SrmBenchError: bad data, a checkpoint or weights of another task/preset/model, a batch
@@ -686,6 +694,10 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
                 break
     bar.close()
     rec = current_record(step)
-    return {"steps": step, "images": rec["images"], "loss": loss_val, "wall_s": rec["wall_s"],
-            "gpu_hours": rec["gpu_hours"], "checkpoint": str(ckpt_path), "weights": str(out / WEIGHTS_FILE),
-            "world_size": world, "eval": eval_rows}
+    summary = {"steps": step, "images": rec["images"], "loss": loss_val, "wall_s": rec["wall_s"],
+               "gpu_hours": rec["gpu_hours"], "checkpoint": str(ckpt_path), "weights": str(out / WEIGHTS_FILE),
+               "world_size": world, "eval": eval_rows}
+    if hasattr(stream, "close"):  # Counting's background renderers; the time the loop waited on them
+        summary["data_wait_s"] = round(float(getattr(stream, "wait_s", 0.0)), 2)
+        cast(Any, stream).close()
+    return summary

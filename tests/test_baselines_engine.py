@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from srm_bench.baselines.presets import make_config, with_overrides
-from srm_bench.baselines.streams import EvenPixelsStream, SudokuStream, hsv_to_rgb8_torch, make_stream
+from srm_bench.baselines.streams import EvenPixelsStream, SudokuStream, hsv_to_rgb8_torch
 from srm_bench.baselines.train import build_model, load_weights, train
 from srm_bench.baselines.tsampling import DeviceLevelSampler, TSamplingConfig, recursive_allocation_torch
 from srm_bench.errors import SrmBenchError
@@ -68,9 +68,32 @@ def test_even_pixels_stream_matches_the_generator() -> None:
     assert scores["accuracy"].all() and scores["strict_accuracy"].all()
 
 
-def test_counting_has_no_device_stream() -> None:
-    with pytest.raises(SrmBenchError, match="--data"):
-        make_stream("counting-stars", "cpu")
+def test_counting_trains_from_its_background_stream_and_resumes_the_same(tmp_path: Path) -> None:
+    """Counting draws from banks re-rendered in the background (no train split generated); a run
+    stopped after 3 steps (mid-bank) and resumed equals one of 5 steps, across bank switches
+    (refresh 2: banks change at steps 2 and 4)."""
+    from dataclasses import replace
+
+    from srm_bench.baselines import streams
+
+    class Small(streams.CountingStarsStream):
+        def __init__(self, device):
+            super().__init__(device, bank_size=8, refresh=2, workers=1)
+
+    cfg = replace(make_config("counting-stars", "srm", "tiny"), steps=5, ckpt_every=3, log_every=1, batch_size=2)
+    orig = streams.STREAMS["counting-stars"]
+    streams.STREAMS["counting-stars"] = Small
+    try:
+        whole = train(cfg, None, tmp_path / "a", device="cpu", resume=False, progress=False)
+        train(replace(cfg, steps=3), None, tmp_path / "b", device="cpu", resume=False, progress=False)
+        train(cfg, None, tmp_path / "b", device="cpu", resume=True, progress=False)
+    finally:
+        streams.STREAMS["counting-stars"] = orig
+    assert whole["data_wait_s"] >= 0.0 and not (tmp_path / "a" / "data").exists()
+    a, _, _ = load_weights(tmp_path / "a" / "weights.safetensors")
+    b, _, _ = load_weights(tmp_path / "b" / "weights.safetensors")
+    for k in a:
+        torch.testing.assert_close(a[k], b[k], rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("d,sharpness", [(81, 1.0), (64, 0.75), (256, 0.5), (5, 1.0)])
