@@ -172,7 +172,7 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_bank_worker(task: str, config_json: str, shared: dict[str, np.ndarray], path: str,
-                      shape: tuple[int, ...], parent: int) -> None:
+                      shape: tuple[int, ...], parent: int | None) -> None:
     """Render worker set-up: the generator's own (Ctrl-C is the parent's, die with the parent),
     then the bank file mapped once, so each job writes its images in place."""
     from srm_bench.generation import _init_worker, get_generator
@@ -236,8 +236,9 @@ class CountingStream:
             bank_size: images per bank (4096 x 48 KiB = 192 MiB on the device, as much in /dev/shm).
             refresh: draws served by one bank.
             workers: render processes [min(4, CPUs available)].
-            start_method: multiprocessing start method [the platform's default, fork on Linux:
-                spawn and forkserver work too, but each worker then imports torch again].
+            start_method: multiprocessing start method [forkserver on a CUDA device: forking a
+                process that has started CUDA is unsafe; elsewhere the platform's default, fork on
+                Linux, which starts fastest].
 
         Raises:
             SrmBenchError: a bank size, refresh or worker count below 1.
@@ -266,9 +267,14 @@ class CountingStream:
         self._folder = tempfile.mkdtemp(prefix="srm-bench-bank-", dir=base)
         path = os.path.join(self._folder, "bank.u8")
         self._file = np.memmap(path, dtype=np.uint8, mode="w+", shape=shape)
+        if start_method is None and self.device.type == "cuda":
+            start_method = "forkserver"
         ctx = multiprocessing.get_context(start_method)
+        # Under forkserver / spawn a worker's parent is the server, not us: no parent check then
+        # (the server ends with this process, and its workers with it).
+        parent = os.getpid() if ctx.get_start_method() == "fork" else None
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_bank_worker,
-                                         initargs=(self.task, json.dumps(config), shared, path, shape, os.getpid()))
+                                         initargs=(self.task, json.dumps(config), shared, path, shape, parent))
         self._finalizer = weakref.finalize(self, _shutdown, self._pool, self._folder)
         self.source = {"generator": f"{self.task} train split of seed {self.data_seed}, rendered on the CPU",
                        "bank": f"{self.bank_size} images, {self.refresh} draws each, {workers} workers",

@@ -140,3 +140,19 @@ def test_make_stream_knows_the_counting_tasks() -> None:
     finally:
         s.close()
     assert not multiprocessing.active_children()
+
+
+def test_forkserver_workers_render_the_same_bank_and_are_the_default_on_cuda() -> None:
+    """On a CUDA device the workers must not be forked from the training process (CUDA is
+    started there); forkserver renders the same bank as fork."""
+    with CountingStarsStream("cpu", workers=1, start_method="forkserver", **SMALL) as s:
+        s.draw(1)
+        served = s.bank.clone()  # type: ignore[union-attr]
+    with CountingStarsStream("cpu", workers=1, **SMALL) as s:
+        s.draw(1)
+        assert torch.equal(served, s.bank)  # type: ignore[arg-type]
+    s = CountingStarsStream("cuda", workers=1, **SMALL)  # nothing is put on the device before a draw
+    try:
+        assert s._pool._mp_context.get_start_method() == "forkserver"  # type: ignore[attr-defined]
+    finally:
+        s.close()
