@@ -130,6 +130,10 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
               help="Sequential order: random, graph (task's dependency graph) or predicted (lowest uncertainty).")
 @click.option("--overlap", type=float, default=0.0, show_default=True, help="Sequential: overlap of the patch ramps, in [0, 1).")
 @click.option("--top-k", type=int, default=1, show_default=True, help="Sequential: patches started together per slot.")
+@click.option("--ramp", type=click.Choice(["even", "reference"]), default="even", show_default=True,
+              help="Sequential: ramp lengths. even: the last ramp ends exactly at --steps; reference: the reference "
+                   "code's ceil(steps / slots) evaluations per patch (at a budget near the patch count, e.g. its "
+                   "100-NFE predicted-order protocol, every patch gets >= 2).")
 @click.option("--uncertainty", type=click.Choice(["logvar", "entropy"]), default="logvar", show_default=True,
               help="Predicted order ranks patches by the uncertainty head (logvar, the paper's) or by the entropy "
                    "of a class head (models trained with one, preset cell-aux).")
@@ -154,7 +158,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
 @click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="Samples HDF5 to write.")
 @click.pass_context
 def sample(ctx: click.Context, checkpoint: Path | None, pretrained: str | None, sampler: str, order: str | None, overlap: float, top_k: int,
-           uncertainty: str, steps: int,
+           ramp: str, uncertainty: str, steps: int,
            eta: float, split: str | None, reference: Path | None, count: int | None, seed: int, batch_size: int,
            device: str | None, ema: bool, task: str | None, preset: str | None, name: str | None, frames: Path | None,
            frame_every: int, animate: Path | None,
@@ -175,7 +179,7 @@ def sample(ctx: click.Context, checkpoint: Path | None, pretrained: str | None, 
     assert checkpoint is not None  # one of the two was given, checked above
 
     cfg = SamplerConfig(name=sampler, order=order, overlap=overlap, top_k=top_k, steps=steps, eta=eta,
-                        uncertainty=uncertainty)
+                        uncertainty=uncertainty, ramp=ramp)
     path = sample_checkpoint(checkpoint, cfg, out, split=split, reference=reference, count=count, seed=seed,
                              device=device, batch_size=batch_size, ema=ema, task=task, preset=preset, name=name,
                              progress=_progress(ctx),

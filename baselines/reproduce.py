@@ -106,7 +106,7 @@ def reproduce(result_path: str | Path, *, checkpoint: str | Path | None = None, 
     weights = find_weights(weights_sha, checkpoint, where)
     sampler = SamplerConfig(name=s["name"], order=s.get("order"), overlap=float(s.get("overlap", 0.0)),
                             top_k=int(s.get("top_k", 1)), steps=int(s["steps"]), eta=float(s["eta"]),
-                            uncertainty=s.get("uncertainty", "logvar"))
+                            uncertainty=s.get("uncertainty", "logvar"), ramp=s.get("ramp", "even"))
     if device is None:
         device = "cuda" if torch.cuda.is_available() else "cpu"
     bs = batch_size or int(s.get("batch_size") or count)

@@ -15,6 +15,13 @@ no extra evaluations). A patch that starts at step j has t = 1 at step j whateve
 identity, so choosing it after the forward pass is consistent.
 
 Given patches stay at t = 0.
+
+``ramp="reference"`` follows the reference code's rule instead: every slot runs
+ceil(L') steps from floor(m L' (1 - o)), and the last step sets every level to 0. At a budget
+near the number of unknown patches this matters: at 100 NFE and 55 empty cells the default gives
+about a fifth of the cells a single step (t = 1 straight to 0, a blurred posterior mean), the
+reference rule gives each two (1, 0.5, 0), with neighbouring ramps sharing a step. At 1000 NFE the
+two differ by a step per ramp.
 """
 from __future__ import annotations
 
@@ -27,6 +34,7 @@ from srm_bench.errors import SrmBenchError
 SAMPLERS = ("parallel", "sequential")
 ORDERS = ("random", "graph", "predicted")
 UNCERTAINTIES = ("logvar", "entropy")
+RAMPS = ("even", "reference")
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,9 @@ class SamplerConfig:
     # Predicted order's uncertainty: "logvar" (the paper's uncertainty head) or "entropy" (the
     # entropy of a class head's per-patch distribution, for models trained with one).
     uncertainty: str = "logvar"
+    # Ramp lengths: "even" (the last ramp ends exactly at the budget) or "reference" (the
+    # reference code's ceil(L') steps per slot; see the module docstring).
+    ramp: str = "even"
 
     def validate(self, num_patches: int, has_graph: bool = False, has_uncertainty: bool = True) -> None:
         """Raise SrmBenchError (one line) for knobs that do not apply or cannot run."""
@@ -53,6 +64,10 @@ class SamplerConfig:
             raise SrmBenchError(f"the evaluation budget must be at least 1 (got {self.steps})")
         if self.uncertainty not in UNCERTAINTIES:
             raise SrmBenchError(f"unknown uncertainty {self.uncertainty!r}; valid: {', '.join(UNCERTAINTIES)}")
+        if self.ramp not in RAMPS:
+            raise SrmBenchError(f"unknown ramp rule {self.ramp!r}; valid: {', '.join(RAMPS)}")
+        if self.ramp != "even" and self.name == "parallel":
+            raise SrmBenchError("--ramp applies to the sequential sampler only; use --sampler sequential")
         if self.uncertainty != "logvar" and self.order != "predicted":
             raise SrmBenchError("--uncertainty applies to predicted order only; use --sampler sequential --order predicted")
         if self.name == "parallel":
@@ -81,8 +96,10 @@ class SamplerConfig:
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        if d["uncertainty"] == "logvar":  # the default stays out, so earlier records read the same
+        if d["uncertainty"] == "logvar":  # the defaults stay out, so earlier records read the same
             del d["uncertainty"]
+        if d["ramp"] == "even":
+            del d["ramp"]
         return d
 
 
@@ -122,8 +139,12 @@ class RampSchedule:
         slots = torch.ceil(n / self.top_k).clamp_min(1)
         ramp = self.steps / ((slots - 1) * (1 - self.overlap) + 1)
         m = torch.arange(p, device=dev, dtype=torch.float64)
-        self.slot_start = _round(m[None] * ramp[:, None] * (1 - self.overlap))
-        self.slot_end = _round(m[None] * ramp[:, None] * (1 - self.overlap) + ramp[:, None])
+        if self.config.ramp == "reference":
+            self.slot_start = torch.floor(m[None] * ramp[:, None] * (1 - self.overlap))
+            self.slot_end = self.slot_start + torch.ceil(ramp)[:, None]
+        else:
+            self.slot_start = _round(m[None] * ramp[:, None] * (1 - self.overlap))
+            self.slot_end = _round(m[None] * ramp[:, None] * (1 - self.overlap) + ramp[:, None])
         self.slot_start[m[None] >= slots[:, None]] = float("inf")
         self.unknown_count = n
         # Random keys: the order itself for 'random', tie-breaks for the others.
@@ -134,6 +155,8 @@ class RampSchedule:
         j = self.step_index if step is None else step
         t = 1.0 - (j - self.start) / self.length
         t = torch.where(self.started, t.clamp(0.0, 1.0), torch.ones_like(t))
+        if self.config.ramp == "reference" and j >= self.steps:  # its last step ends every ramp
+            t = torch.zeros_like(t)
         return torch.where(self.known, torch.zeros_like(t), t).float()
 
     def _scores(self, logvar: torch.Tensor | None) -> torch.Tensor:

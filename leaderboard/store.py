@@ -390,6 +390,8 @@ def sampler_label(sampler: Mapping[str, Any]) -> str:
         text += f", top-{sampler['top_k']}"
     if sampler.get("uncertainty") not in (None, "logvar"):  # predicted order ranked by another uncertainty
         text += f", {sampler['uncertainty']} uncertainty"
+    if sampler.get("ramp") not in (None, "even"):  # the reference code's ramp lengths
+        text += f", {sampler['ramp']} ramps"
     return text
 
 

@@ -118,6 +118,31 @@ SCHEDULES = [
 ]
 
 
+def test_reference_ramps_give_every_patch_ceil_steps_and_end_at_zero() -> None:
+    """The reference code's rule: at 100 NFE and 55 unknown cells every cell is evaluated at
+    t = 1 and 0.5 (ceil(100 / 55) = 2 steps) where the even rule gives some a single step."""
+    known = torch.zeros(2, 81, dtype=torch.bool)
+    known[:, :26] = True  # 55 unknown
+    ref = _run_schedule(SamplerConfig("sequential", order="random", steps=100, eta=0.0, ramp="reference"), known)
+    even = _run_schedule(SamplerConfig("sequential", order="random", steps=100, eta=0.0), known)
+    for lv in (ref, even):
+        assert torch.all(lv[-1] == 0) and torch.all(lv[1:] <= lv[:-1] + 1e-7) and torch.all(lv[:, known] == 0)
+    between = lambda lv: ((lv > 0) & (lv < 1)).sum(0)[:, 26:]  # noqa: E731 - steps a cell spends strictly inside (0, 1)
+    assert torch.all(between(ref) == 1)  # 1 -> 0.5 -> 0: two evaluations
+    assert torch.all(torch.isin(ref[:, :, 26:].unique(), torch.tensor([0.0, 0.5, 1.0])))
+    assert (between(even) == 0).any()  # the default: some cells jump from 1 to 0 in one step
+    # Slot starts are floor(m * 100 / 55) (the step before a cell's level first drops below 1):
+    # neighbouring ramps may share a step.
+    starts = sorted(int(j) - 1 for j in (ref[:, 0, 26:] < 1).float().argmax(0))
+    assert starts[:6] == [0, 1, 3, 5, 7, 9] and starts[-1] == 98
+    cfg = SamplerConfig("sequential", order="predicted", ramp="reference")
+    assert cfg.to_dict()["ramp"] == "reference" and "ramp" not in SamplerConfig().to_dict()
+    with pytest.raises(SrmBenchError, match="unknown ramp"):
+        SamplerConfig("sequential", order="random", ramp="ceil").validate(81)
+    with pytest.raises(SrmBenchError, match="sequential sampler only"):
+        SamplerConfig("parallel", ramp="reference").validate(81)
+
+
 @pytest.mark.parametrize("cfg", SCHEDULES, ids=lambda c: f"{c.name}-{c.order}-{c.overlap}-{c.top_k}-{c.steps}")
 def test_schedule_levels_monotone_end_at_zero_and_use_the_whole_budget(cfg: SamplerConfig) -> None:
     known = torch.rand(3, 81, generator=torch.Generator().manual_seed(0)) < 0.3

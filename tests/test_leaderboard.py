@@ -71,6 +71,8 @@ def test_sampler_labels_follow_the_paper():
     assert sampler_label({"name": "parallel"}) == "Parallel"
     assert sampler_label({"name": "sequential", "order": "graph", "overlap": 0}) == "Graph-based Order w/o Overlap"
     assert sampler_label({"name": "sequential", "order": "random", "overlap": 0.5}) == "Random Order + Overlap 0.5"
+    assert sampler_label({"name": "sequential", "order": "predicted", "overlap": 0, "ramp": "reference"}) == \
+        "Predicted Order w/o Overlap, reference ramps"
     assert sampler_label({"name": "sequential", "order": "predicted", "overlap": 0.1, "top_k": 2}) == \
         "Predicted Order + Overlap 0.1, top-2"
     assert sampler_label({}) == "-"
