@@ -328,10 +328,6 @@ class CountingStream:
                          for a in range(0, self.bank_size, CHUNK)]
         self._pending = g
 
-    def ready(self) -> bool:
-        """Whether the bank being rendered in the background is finished."""
-        return all(f.done() for f in self._futures)
-
     def wait_next(self) -> float:
         """Block until the background bank is rendered; the seconds waited (benchmarks)."""
         t0 = time.perf_counter()

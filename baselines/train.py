@@ -190,12 +190,6 @@ def load_weights(path: str | Path) -> tuple[dict[str, torch.Tensor], TrainConfig
     return {k: (v.float() if v.is_floating_point() else v) for k, v in state.items()}, cfg, record
 
 
-# The overlap of predicted order during training, per task: the paper's Even Pixels rows use
-# 0.95 (without overlap that task scores ~0 at any training stage, docs/even-pixels-baselines.md);
-# Sudoku's headline rows use none.
-EVAL_OVERLAP = {"even-pixels": 0.95}
-
-
 def eval_samplers(budget: int = 100, class_head: bool = False, overlap: float = 0.0) -> dict[str, Any]:
     """The samplers scored during training: parallel and predicted order (with ``overlap``),
     ``budget`` NFE, deterministic (eta 0, the reference code's predicted-order protocol); for a
@@ -239,8 +233,9 @@ def evaluate_model(model: torch.nn.Module, cfg: TrainConfig, device: str, *, cou
             indices = np.arange(min(count, ds.count))
             given = ds.images(indices)
             known = np.asarray(ds.items["mask"][indices], dtype=bool).reshape(len(indices), -1)
-        for name, sampler in eval_samplers(budget, bool(cfg.model.get("classes", 0)),
-                                           EVAL_OVERLAP.get(cfg.task, 0.0)).items():
+        # Predicted order with the paper's overlap for the task (Even Pixels: 0.95; without it
+        # that task scores ~0 at any stage of training, docs/even-pixels-baselines.md).
+        for name, sampler in eval_samplers(budget, bool(cfg.model.get("classes", 0)), spec.paper_overlap).items():
             if cfg.baseline == "ddpm" and name != "parallel":
                 continue
             images = sample_images(model, cfg, sampler, indices, seed=0, device=device, batch_size=batch_size,
@@ -525,7 +520,7 @@ def _check_options(cfg: TrainConfig, data: object, splits: tuple[str, ...], eval
         spec = get_task(cfg.task)
         for s in splits:
             spec.check_split(s)
-        patches = (spec.image_side // spec.patch_size) ** 2
+        patches = spec.num_patches
         if eval_budget < patches:
             raise SrmBenchError(f"--eval-budget {eval_budget} is below the {patches} patches of {cfg.task}: the "
                                 f"predicted-order sampler needs one evaluation per patch; pass --eval-budget >= {patches}")
@@ -564,8 +559,9 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
     Raises:
         SrmBenchError: bad data, a checkpoint or weights of another task/preset/model, a batch
             not divisible by the number of processes, a task without a device stream when
-            ``data`` is None, a task without an evaluator with ``eval_every`` or an ``eval_budget`` below its patch count, the template
-            uncertainty target without a stream that has class templates.
+            ``data`` is None, a task without an evaluator with ``eval_every`` or an
+            ``eval_budget`` below its patch count, the template uncertainty target without a
+            stream that has class templates.
     """
     # Processes, device, options.
     rank, world, local = _dist()

@@ -109,9 +109,9 @@ def plot_difficulty(frame: pd.DataFrame, task: str, out: str | Path, *, metric: 
     return _save(fig, out, tight=True)
 
 
-# The paper's main table per task whose sequential rows say only "+ Overlap", and the overlap its
-# text names for them (Even Pixels: "a sweet spot at 0.95").
-PAPER_OVERLAP = {"even-pixels": ("Table 2", 0.95)}
+# The paper's main table per task whose sequential rows say only "+ Overlap"; the overlap its text
+# names for them is the task's ``paper_overlap`` (registry).
+PAPER_MAIN_TABLE = {"even-pixels": "Table 2"}
 
 
 def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str = "accuracy",
@@ -164,10 +164,13 @@ def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str
         if not same.empty:
             ax.plot(np.ones(len(same)), same[metric].to_numpy(float), marker="s", linestyle="none",
                     color=line[0].get_color())
-    paper = frame[(frame["task"] == task) & (frame["provenance"] == "paper") & frame[metric].notna()] \
-        if task in PAPER_OVERLAP and metric in frame.columns else frame.iloc[0:0]
-    table, at = PAPER_OVERLAP.get(task, ("", 0.0))
-    paper = paper[paper["tables"].astype(str).str.startswith(table)] if table else paper
+    from srm_bench.registry import get_task
+
+    table = PAPER_MAIN_TABLE.get(task)
+    paper = frame[(frame["task"] == task) & (frame["provenance"] == "paper") & frame[metric].notna()
+                  & frame["tables"].astype(str).str.startswith(str(table))] \
+        if table and metric in frame.columns else frame.iloc[0:0]
+    at = get_task(task).paper_overlap if table else 0.0
     for (model, order), grp in paper.groupby(["model", "order"], dropna=False, sort=True):
         x = 1.0 if pd.isna(order) else at
         label = f"paper {table}: {model}" + ("" if pd.isna(order) else f" · {str(order).capitalize()} order")
