@@ -3,8 +3,8 @@
 
 ``weights/models.json`` is the catalogue: per model its file (bf16 safetensors with the
 training config and record as metadata), SHA-256 pin, task, preset, status, training budget
-and the accuracies measured so far with where they were measured (a row's ``overlap``, where
-present, is the sequential sampler's). The pin is checked every
+and the accuracies measured so far with where they were measured (a row's ``overlap`` and ``ramp``,
+where present, are the sequential sampler's). The pin is checked every
 time a model is loaded. Torch-free, so that ``srm-bench models`` is instant.
 """
 from __future__ import annotations
@@ -55,8 +55,9 @@ def describe(name: str, entry: dict[str, Any]) -> list[str]:
              f"  status: {entry.get('status', '')}"]
     for m in entry.get("measured", []):
         ci = f" [{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}]" if m.get("ci95") else ""
-        sampler = m["sampler"] + (f" +overlap {m['overlap']:g}" if m.get("overlap") else "")
-        lines.append(f"  {m['split']:6s} {sampler:23s} {m['nfe']:4d} NFE eta {m['eta']:g}: "
+        sampler = (m["sampler"] + (f" +overlap {m['overlap']:g}" if m.get("overlap") else "")
+                   + (f" ({m['ramp']} ramp)" if m.get("ramp") else ""))
+        lines.append(f"  {m['split']:6s} {sampler:35s} {m['nfe']:4d} NFE eta {m['eta']:g}: "
                      f"accuracy {m['accuracy']:.3f}{ci} on {m['count']} "
                      f"({m['where']}{', ' + m['result'] if m.get('result') else ''})")
     return lines

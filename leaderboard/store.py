@@ -38,7 +38,7 @@ MAIN_TABLES = ("Table 1", "Table 2", "Table 3")
 
 # Identity of a row of a leaderboard: what was run (model, sampler, training knobs).
 IDENTITY = ("provenance", "model", "arch", "sampler", "order", "overlap", "eta", "sampler_steps", "top_k", "weights",
-            "tsampling", "noise_path", "sharpness", "train_steps", "train_batch")
+            "tsampling", "noise_path", "sharpness", "train_steps", "train_batch", "checkpoint")
 # What must agree before two figures may be compared in one table column.
 COMPARABILITY = ("evaluator", "dataset", "source", "n")
 
@@ -446,6 +446,8 @@ def _record(e: Entry) -> dict[str, Any]:
         "sharpness": _num(training.get("sharpness")),
         "train_steps": _scalar(training.get("steps")),
         "train_batch": _scalar(training.get("batch")),
+        # Two checkpoints of one recipe (e.g. a learning-rate race) are two models, not two runs.
+        "checkpoint": str(training["checkpoint_sha256"])[:12] if training.get("checkpoint_sha256") else None,
         "gpu_hours": _num(training.get("gpu_hours")),
         "train_images": _train_images(training),
         "evaluator": _evaluator_label(evaluator),

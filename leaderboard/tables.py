@@ -293,6 +293,8 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
             label_columns.append(f)
     if any(r.labels.get("training") for r in rows):
         label_columns.append("training")
+    if _needs_checkpoint(rows, label_columns):
+        label_columns.append("checkpoint")
     if any(r.labels.get("run") for r in rows):
         label_columns.append("run")
     if any(r.labels.get("ref") for r in rows):
@@ -332,6 +334,15 @@ def _givens_broken(rec: Mapping[str, Any]) -> bool:
     """A Sudoku result whose samples did not keep every given cell (an ignored puzzle can still be valid)."""
     kept = rec.get("givens_kept")
     return isinstance(kept, float) and not math.isnan(kept) and kept < 1.0
+
+
+def _needs_checkpoint(rows: list[Row], shown: list[str]) -> bool:
+    """Whether two rows would read the same but for their weights' hash (say, two runs of one recipe
+    with different learning-rate schedules); then the hash is shown to tell them apart."""
+    seen: dict[tuple[Any, ...], set[Any]] = {}
+    for r in rows:
+        seen.setdefault((r.group, *(repr(r.labels.get(c)) for c in shown)), set()).add(r.labels.get("checkpoint"))
+    return any(len(v) > 1 for v in seen.values())
 
 
 def _varies(rows: list[Row], f: str) -> bool:
@@ -426,7 +437,8 @@ def _label(table: Table, row: Row, col: str) -> str:
 
 
 def _headers(table: Table) -> list[str]:
-    names = {"model": "Model", "sampler": "Sampler", "training": "Training", "run": "Run", "ref": "Paper table"}
+    names = {"model": "Model", "sampler": "Sampler", "training": "Training", "checkpoint": "Weights sha256",
+             "run": "Run", "ref": "Paper table"}
     return [names.get(c, KNOB_HEADERS.get(c, c)) for c in table.label_columns]
 
 

@@ -164,6 +164,24 @@ def test_repeated_runs_are_separate_rows_not_averages(tmp_path):
     assert "run" in table.label_columns
 
 
+def test_two_checkpoints_of_one_recipe_are_two_models_told_apart_by_their_hash(tmp_path):
+    """A learning-rate race: same preset, steps and batch, other weights. Not 'runs' of one model."""
+    d = tmp_path / "res"
+    base = {"steps": 20000, "batch": 64, "arch": "unet", "preset": "small", "tsampling": "uniform_tbar"}
+    for i, (sha, c) in enumerate((("a1" * 32, 100), ("b2" * 32, 300))):
+        write(d, f"{i}.json", make_result(correct=c, samples_sha=f"{i}" * 64, training={**base, "checkpoint_sha256": sha}))
+    write(d, "2.json", make_result(split="easy", model="other", samples_sha="3" * 64,
+                                   training={**base, "checkpoint_sha256": "c3" * 32}))
+    table = build_table(load_frame([d]), LAYOUTS["table1"])
+    rows = ours(table)
+    assert [r.labels["checkpoint"] for r in rows if r.labels["model"] == "srm-small"] == ["a1" * 6, "b2" * 6]
+    assert not any(r.labels.get("run") for r in rows) and "checkpoint" in table.label_columns
+    assert "Weights sha256" in render(load_frame([d]), "md", task="sudoku")
+    # one checkpoint per model: nothing to tell apart, no hash column
+    (d / "1.json").unlink()
+    assert "checkpoint" not in build_table(load_frame([d]), LAYOUTS["table1"]).label_columns
+
+
 def test_t_sampling_layout_takes_our_ablation(tmp_path):
     d = tmp_path / "res"
     for ts, c in (("independent", 5), ("uniform_tbar", 120)):

@@ -179,12 +179,15 @@ def test_every_measured_figure_is_backed_by_its_result_file() -> None:
             sampler = "parallel" if s["name"] == "parallel" else s["order"] + ("-entropy" if s.get("uncertainty") == "entropy" else "")
             assert (res["split"], sampler, s["steps"], s["eta"]) == (m["split"], m["sampler"], m["nfe"], m["eta"]), m
             assert (s.get("overlap") or 0.0) == m.get("overlap", 0.0), m
+            assert s.get("ramp", "even") == m.get("ramp", "even"), m
             acc = res["metrics"]["accuracy"]
             assert acc["n"] == m["count"] and math.isclose(acc["value"], m["accuracy"], abs_tol=5e-5), m
             assert [round(x, 3) for x in acc["ci95"]] == m["ci95"], m
             assert res["model"]["training"]["checkpoint_sha256"] == entry["sha256"], (name, m["result"])
-        if name == "srm-sudoku":
-            assert len(backed) >= 15
+        if name == "srm-sudoku":  # Table 1's hard row for every sampler, and predicted order on every split
+            table = {(m["split"], m["sampler"]) for m in backed if (m["nfe"], m["eta"], m.get("ramp")) == (1000, 1.0, None)}
+            assert table >= {("hard", s) for s in ("parallel", "random", "graph", "predicted", "predicted-entropy")}
+            assert table >= {(split, "predicted") for split in ("easy", "medium", "hard")}
         if name == "srm-even-pixels":  # Table 2's three SRM rows at least
             assert {(m["sampler"], m.get("overlap")) for m in backed} >= {("parallel", None), ("predicted", 0.95),
                                                                            ("random", 0.95)}

@@ -32,7 +32,7 @@ go() {
     --eval-budget "${EVAL_BUDGET:-200}" "$@"
 }
 if [ "${COMPILE:-0}" = 1 ]; then
-  lines=$(wc -l < $run/train.log 2>/dev/null || echo 0)
+  lines=$( (wc -l < $run/train.log) 2>/dev/null || echo 0)
   go --max-minutes $minutes --compile "${args[@]}" "$@" >> $run/train.log 2>&1 || {
     left=$(python3 -c "print(round($minutes - ($(date +%s) - $start) / 60, 2))")
     # Eager only when the compiler failed; anything else (e.g. a lock held by a run starting
