@@ -75,7 +75,8 @@ def plot_difficulty(frame: pd.DataFrame, task: str, out: str | Path, *, metric: 
     if not rows:
         raise SrmBenchError(f"no {task} results with {metric!r} to plot; pass --results DIR")
     knobs = [k for k in table.label_columns if k not in ("model", "sampler", "ref", "run")]
-    fig = _figure(max(6.0, 1.2 + 0.35 * len(rows) * len(cols)), 4.8)
+    # Tall enough for the legend (one line per row at font size 7), which sits beside the axes.
+    fig = _figure(max(6.0, 1.2 + 0.35 * len(rows) * len(cols)), max(4.8, 1.0 + 0.15 * len(rows)))
     ax = fig.add_subplot()
     width = 0.8 / len(rows)
     import matplotlib
@@ -181,8 +182,15 @@ def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str
     ax.set_xlim(-0.03, 1.03)
     ax.set_title(f"{task}: {metric} vs overlap (cf. the paper's Figure 6)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    return _save(fig, out)
+    entries = len(ax.get_legend_handles_labels()[0])
+    if entries <= 10:
+        ax.legend(fontsize=7)
+        return _save(fig, out)
+    # Many lines (e.g. every Sudoku model at overlap 0): the legend goes beside the axes, and the
+    # figure grows to hold one line per entry.
+    fig.set_size_inches(11.5, max(4.8, 1.0 + 0.15 * entries))
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return _save(fig, out, tight=True)
 
 
 def _verdict_metrics(result: Mapping[str, Any]) -> tuple[str, str | None]:
