@@ -1,0 +1,160 @@
+"""Where does a Sudoku SRM go wrong in predicted order? Replays each sample's commit order.
+
+Samples N canonical puzzles sequentially (overlap 0: one cell finishes before the next starts),
+records the step at which each open cell reaches noise level 0, reads the final digits with the
+benchmark's reader, and replays the cells in that order against the grid filled so far. Each
+commit is one of:
+
+- forced: the cell had one candidate (row/column/box of the cells filled so far) and got it;
+- choice: it had several and got one of them; the choice is *wrong* when the grid filled so far
+  no longer has a completion (a backtracking check);
+- conflict: the digit read clashes with a filled cell although a candidate existed;
+- dead end: no digit fitted any more (an earlier commit made the cell impossible).
+
+For every failed sample the first wrong event is reported, with whether a cell with one
+candidate was open elsewhere at that moment (an order the head could have avoided).
+
+Usage: python benchmarks/trace_sudoku_failures.py WEIGHTS [--split hard] [-n 32] [--steps 1000]
+       [--eta 1] [--uncertainty logvar|entropy] [--start 0]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+
+import numpy as np
+import torch
+
+from srm_bench.baselines.inference import load_denoiser, sample_images
+from srm_bench.baselines.schedules import SamplerConfig
+from srm_bench.canonical import canonical_dataset
+from srm_bench.registry import get_task
+
+
+def candidates(grid: np.ndarray, cell: int) -> set[int]:
+    """Digits 1-9 not yet in the row, column or box of ``cell`` (grid: 9x9, 0 = empty)."""
+    r, c = divmod(cell, 9)
+    br, bc = 3 * (r // 3), 3 * (c // 3)
+    used = set(grid[r].tolist()) | set(grid[:, c].tolist()) | set(grid[br:br + 3, bc:bc + 3].ravel().tolist())
+    return set(range(1, 10)) - used
+
+
+def solvable(grid: np.ndarray) -> bool:
+    """Whether the partial grid has a completion: exact cover (Algorithm X with sets), which
+    proves a dead end fast where plain depth-first search over an emptyish grid does not."""
+    rows = {(r, c, d): [("cell", r, c), ("row", r, d), ("col", c, d), ("box", 3 * (r // 3) + c // 3, d)]
+            for r in range(9) for c in range(9) for d in range(1, 10)}
+    cols: dict[tuple, set] = {}
+    for key, items in rows.items():
+        for item in items:
+            cols.setdefault(item, set()).add(key)
+
+    def select(key: tuple) -> list[set]:
+        removed = []
+        for j in rows[key]:
+            for i in cols[j]:
+                for k in rows[i]:
+                    if k != j:
+                        cols[k].discard(i)
+            removed.append(cols.pop(j))
+        return removed
+
+    def deselect(key: tuple, removed: list[set]) -> None:
+        for j in reversed(rows[key]):
+            cols[j] = removed.pop()
+            for i in cols[j]:
+                for k in rows[i]:
+                    if k != j:
+                        cols[k].add(i)
+
+    for r, c in zip(*np.nonzero(grid)):
+        key = (int(r), int(c), int(grid[r, c]))
+        if any(j not in cols or key not in cols[j] for j in rows[key]):
+            return False  # the filled cells already clash
+        select(key)
+
+    def search() -> bool:
+        if not cols:
+            return True
+        col = min(cols, key=lambda j: len(cols[j]))
+        for key in list(cols[col]):
+            removed = select(key)
+            if search():
+                return True
+            deselect(key, removed)
+        return False
+
+    return search()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("weights")
+    ap.add_argument("--split", default="hard")
+    ap.add_argument("-n", type=int, default=32)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--steps", type=int, default=1000)
+    ap.add_argument("--eta", type=float, default=1.0)
+    ap.add_argument("--uncertainty", choices=("logvar", "entropy"), default="logvar")
+    a = ap.parse_args()
+    torch.manual_seed(0)
+    model, cfg, _ = load_denoiser(a.weights, "cpu")
+    ds = canonical_dataset("sudoku", a.split)
+    idx = np.arange(a.start, a.start + a.n)
+    known = np.asarray(ds.items["mask"][idx], dtype=bool).reshape(len(idx), -1)
+    sampler = SamplerConfig(name="sequential", order="predicted", steps=a.steps, eta=a.eta, uncertainty=a.uncertainty)
+    commit = np.full((len(idx), 81), -1)
+
+    def record(info: dict) -> None:
+        done = ((info["s"] == 0) & (info["t"] > 0)).cpu().numpy()
+        commit[(commit < 0) & done] = info["step"]
+
+    t0 = time.perf_counter()
+    images = sample_images(model, cfg, sampler, idx, seed=0, device="cpu", batch_size=len(idx),
+                           given=ds.images(idx), known=known, callback=record)
+    wall = time.perf_counter() - t0
+    scores = get_task("sudoku").evaluator_module().EVALUATOR.score(images, reference=ds, index=idx)
+    givens = np.asarray(ds.items["grid"][idx]).reshape(len(idx), 81)
+    events: Counter[str] = Counter()
+    first: Counter[str] = Counter()
+    positions: list[float] = []
+    for k in range(len(idx)):
+        digits = np.array([int(ch) for ch in scores["digits"][k]])
+        grid = np.where(known[k], givens[k], 0).reshape(9, 9).copy()
+        open_cells = [i for i in np.argsort(commit[k], kind="stable") if not known[k][i]]
+        failed_at = None
+        for pos, cell in enumerate(open_cells):
+            cs, d = candidates(grid, cell), int(digits[cell])
+            single_elsewhere = any(len(candidates(grid, j)) == 1 for j in open_cells[pos:] if j != cell)
+            if not cs:
+                kind = "dead end"
+            elif d not in cs:
+                kind = "conflict on a forced cell" if len(cs) == 1 else "conflict on a choice cell"
+            else:
+                grid.flat[cell] = d
+                if len(cs) == 1:
+                    kind = "forced"
+                else:
+                    kind = "choice, right" if solvable(grid.copy()) else "choice, wrong"
+            if failed_at is None:  # after the first wrong commit every choice is "wrong": not counted
+                events[kind] += 1
+            if failed_at is None and kind not in ("forced", "choice, right"):
+                failed_at = pos
+                first[kind + (" (a one-candidate cell was open elsewhere)" if single_elsewhere and kind != "forced" else "")] += 1
+                positions.append(pos / max(1, len(open_cells)))
+        if failed_at is None and not bool(scores["solved"][k]):
+            first["no wrong commit found (a given changed, or the reader)"] += 1
+    solved = int(np.asarray(scores["solved"]).sum())
+    print(f"{a.weights}: {a.split} {idx[0]}-{idx[-1]}, predicted order ({a.uncertainty}), {a.steps} NFE, eta {a.eta:g}, "
+          f"CPU {wall:.0f} s; solved {solved} of {len(idx)}")
+    print("commits up to the first wrong one, by kind:", dict(events))
+    print("first wrong commit of each failed sample:")
+    for kind, count in first.most_common():
+        print(f"  {count:3d}  {kind}")
+    if positions:
+        print(f"  at {np.median(positions):.2f} of the open cells (median; 0 = first commit)")
+
+
+if __name__ == "__main__":
+    main()
