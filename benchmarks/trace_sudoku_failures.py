@@ -126,7 +126,6 @@ def main() -> None:
         failed_at = None
         for pos, cell in enumerate(open_cells):
             cs, d = candidates(grid, cell), int(digits[cell])
-            single_elsewhere = any(len(candidates(grid, j)) == 1 for j in open_cells[pos:] if j != cell)
             if not cs:
                 kind = "dead end"
             elif d not in cs:
@@ -141,7 +140,11 @@ def main() -> None:
                 events[kind] += 1
             if failed_at is None and kind not in ("forced", "choice, right"):
                 failed_at = pos
-                first[kind + (" (a one-candidate cell was open elsewhere)" if single_elsewhere and kind != "forced" else "")] += 1
+                # the grid before this commit (a wrong choice was written into it above)
+                before = grid.copy()
+                before.flat[cell] = 0
+                single_elsewhere = any(len(candidates(before, j)) == 1 for j in open_cells[pos + 1:])
+                first[kind + (" (a one-candidate cell was open elsewhere)" if single_elsewhere else "")] += 1
                 positions.append(pos / max(1, len(open_cells)))
         if failed_at is None and not bool(scores["solved"][k]):
             first["no wrong commit found (a given changed, or the reader)"] += 1

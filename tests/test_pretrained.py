@@ -185,6 +185,7 @@ def test_every_measured_figure_is_backed_by_its_result_file() -> None:
             assert [round(x, 3) for x in acc["ci95"]] == m["ci95"], m
             assert res["model"]["training"]["checkpoint_sha256"] == entry["sha256"], (name, m["result"])
         if name == "srm-sudoku":  # Table 1's hard row for every sampler, and predicted order on every split
+            assert len(backed) >= 15
             table = {(m["split"], m["sampler"]) for m in backed if (m["nfe"], m["eta"], m.get("ramp")) == (1000, 1.0, None)}
             assert table >= {("hard", s) for s in ("parallel", "random", "graph", "predicted", "predicted-entropy")}
             assert table >= {(split, "predicted") for split in ("easy", "medium", "hard")}
