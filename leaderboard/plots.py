@@ -143,19 +143,18 @@ def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str
     par = sub[sub["sampler_name"] == "parallel"]
     fig = _figure(7.5, 4.8)
     ax = fig.add_subplot()
-    for _key, grp in seq.groupby([f for f in line_fields if f in seq.columns], dropna=False, sort=True):
-        g = grp.sort_values("overlap")
+    groups = [grp.sort_values("overlap")
+              for _key, grp in seq.groupby([f for f in line_fields if f in seq.columns], dropna=False, sort=True)]
+    names = [_overlap_line_name(g.iloc[0], several_splits=sub["split"].nunique() > 1) for g in groups]
+    # Two checkpoints of one model: say how far each was trained.
+    names = [name + _training_tag(g.iloc[0]) if names.count(name) > 1 else name for g, name in zip(groups, names)]
+    for g, name in zip(groups, names):
         x = g["overlap"].to_numpy(float)
         y = g[metric].to_numpy(float)
         lo = g[f"{metric}_lo"].to_numpy(float) if f"{metric}_lo" in g else np.full_like(y, np.nan)
         hi = g[f"{metric}_hi"].to_numpy(float) if f"{metric}_hi" in g else np.full_like(y, np.nan)
         err = np.vstack([np.nan_to_num(y - lo), np.nan_to_num(hi - y)])
         rec = g.iloc[0]
-        name = f"{rec['model']} · {str(rec['order']).capitalize()} order"
-        if (rec["sampler_steps"], rec["eta"]) != (1000, 1.0):  # the paper's budget unless said
-            name += f", {rec['sampler_steps']:g} NFE, eta {rec['eta']:g}"
-        if sub["split"].nunique() > 1:
-            name += f" ({rec['split']})"
         line = ax.errorbar(x, y, yerr=err, marker="o", capsize=2, label=name)
         same = par
         for f in ("model", "split", "arch", "weights", "tsampling", "noise_path", "sharpness", "train_steps",
@@ -191,6 +190,24 @@ def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str
     fig.set_size_inches(11.5, max(4.8, 1.0 + 0.15 * entries))
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _save(fig, out, tight=True)
+
+
+def _overlap_line_name(rec: pd.Series, *, several_splits: bool) -> str:
+    name = f"{rec['model']} · {str(rec['order']).capitalize()} order"
+    if (rec["sampler_steps"], rec["eta"]) != (1000, 1.0):  # the paper's budget unless said
+        name += f", {rec['sampler_steps']:g} NFE, eta {rec['eta']:g}"
+    if several_splits:
+        name += f" ({rec['split']})"
+    return name
+
+
+def _training_tag(rec: pd.Series) -> str:
+    """", 34.0M img" (or the weights' hash where the images are not recorded)."""
+    images = rec.get("train_images")
+    if images is not None and not pd.isna(images):
+        return f", {float(images) / 1e6:.1f}M img"
+    checkpoint = rec.get("checkpoint")
+    return f", weights {checkpoint}" if checkpoint is not None and not pd.isna(checkpoint) else ""
 
 
 def _verdict_metrics(result: Mapping[str, Any]) -> tuple[str, str | None]:

@@ -74,6 +74,28 @@ def test_accuracy_vs_overlap_needs_numeric_overlaps(tmp_path):
         plot_overlap(load_frame(default_dirs([], checkout=False)), "even-pixels", tmp_path / "none.png")
 
 
+def test_overlap_lines_of_two_checkpoints_of_one_model_are_told_apart(tmp_path, monkeypatch):
+    """A model scored again after more training draws a second line; its legend says how far each
+    was trained instead of naming both lines alike."""
+    import srm_bench.leaderboard.plots as plots
+
+    d = tmp_path / "res"
+    for steps, images in ((6100, 12_492_800), (16600, 33_996_800)):
+        training = {"steps": steps, "batch": 2048, "arch": "unet", "preset": "unet-s", "tsampling": "uniform_tbar",
+                    "sharpness": 0.75, "gpu_hours": 0.5, "images": images, "checkpoint_sha256": f"{steps:064x}"}
+        for k, overlap in enumerate((0.5, 0.95)):
+            write(d, f"{steps}-{k}.json", make_result(
+                "even-pixels", "test", training=training, correct=40 + 10 * k, samples_sha=f"{steps}{k}".ljust(64, "0"),
+                sampler={"name": "sequential", "order": "predicted", "overlap": overlap, "eta": 1.0, "steps": 1000}))
+    labels: list[str] = []
+    save = plots._save
+    monkeypatch.setattr(plots, "_save", lambda fig, out, **kw: (
+        labels.extend(fig.axes[0].get_legend_handles_labels()[1]), save(fig, out, **kw))[1])
+    check_png(plots.plot_overlap(load_frame([d]), "even-pixels", tmp_path / "two.png"))
+    assert len(labels) == 2 and len(set(labels)) == 2, labels
+    assert any("12.5M img" in x for x in labels) and any("34.0M img" in x for x in labels), labels
+
+
 @pytest.fixture()
 def scored(tmp_path):
     """Four Sudoku-sized samples, their result JSON and per-sample CSV (sample 1 breaks cells 0 and 80)."""

@@ -1,6 +1,6 @@
 """Animate a shipped Sudoku model solving one canonical puzzle (the README's GIF).
 
-Usage: python docs/examples/animate_sudoku.py [--split hard] [--index 22] [--steps 1000] [--eta 1]
+Usage: python docs/examples/animate_sudoku.py [--split hard] [--index 9] [--steps 1000] [--eta 1]
        [--uncertainty logvar] [--every 34] [-o docs/img/srm-sudoku.gif]
 
 `srm-bench sample ... --animate out.gif` animates the first puzzle of a run; this script picks
@@ -24,7 +24,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="srm-sudoku")
     ap.add_argument("--split", default="hard")
-    ap.add_argument("--index", type=int, default=22)
+    ap.add_argument("--index", type=int, default=9)
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--eta", type=float, default=1.0)
     ap.add_argument("--uncertainty", choices=("logvar", "entropy"), default="logvar")
