@@ -37,7 +37,8 @@ def _progress(ctx: click.Context) -> bool:
                    "warm-up again; steps, images and GPU-hours carried over). --steps is the total to reach.")
 @click.option("--eval-every", type=int, default=0, show_default=True,
               help="Every N steps, sample --eval-count items (parallel and predicted order, --eval-budget NFE, "
-                   "eta 0; Even Pixels with overlap 0.95, the paper's) and log their accuracy in OUT/eval.csv; 0: off.")
+                   "eta 0; Even Pixels with overlap 0.95, the paper's) and log their accuracy and mean error (Even "
+                   "Pixels: the colour-count gap; Sudoku: L1) in OUT/eval.csv; 0: off.")
 @click.option("--eval-count", type=int, default=64, show_default=True, help="Items per split scored at each evaluation.")
 @click.option("--eval-splits", default=None, help="Comma-separated splits to evaluate [sudoku: easy,medium; others: test].")
 @click.option("--eval-budget", type=int, default=100, show_default=True, help="NFE of the samplers at evaluation.")

@@ -45,7 +45,11 @@ CHECKPOINT_FORMAT = "srm-bench-baseline"
 CHECKPOINT_VERSION = 1
 CSV_FIELDS = ["step", "images", "loss", "mse", "vlb", "nll", "cls", "lr", "grad_norm", "steps_per_s", "images_per_s",
               "elapsed_s"]
-EVAL_FIELDS = ["step", "images", "gpu_hours", "split", "sampler", "count", "accuracy", "elapsed_s"]
+# ``error``: the mean of the task's error metric where its evaluator has one (Even Pixels: the
+# paper's #E, the colour-count gap; Sudoku: L1), a finer progress signal than accuracy on a few
+# samples (docs/even-pixels-baselines.md, second lease).
+EVAL_FIELDS = ["step", "images", "gpu_hours", "split", "sampler", "count", "accuracy", "error", "elapsed_s"]
+ERROR_SCORES = ("error", "l1")
 WEIGHTS_FILE = "weights.safetensors"
 
 
@@ -241,8 +245,11 @@ def evaluate_model(model: torch.nn.Module, cfg: TrainConfig, device: str, *, cou
             images = sample_images(model, cfg, sampler, indices, seed=0, device=device, batch_size=batch_size,
                                    given=given, known=known)
             scores = evaluator.score(images, reference=ds, index=indices if ds is not None else None)
-            rows.append({"split": split, "sampler": name, "count": len(indices),
-                         "accuracy": float(np.mean(scores["accuracy"]))})
+            row = {"split": split, "sampler": name, "count": len(indices), "accuracy": float(np.mean(scores["accuracy"]))}
+            err = next((k for k in ERROR_SCORES if k in scores), None)
+            if err is not None:
+                row["error"] = float(np.mean(scores[err]))
+            rows.append(row)
     model.train(was_training)
     return rows
 
@@ -259,6 +266,18 @@ class CsvLog:
         if not enabled:
             return
         new = fresh or not path.exists()
+        if not new:
+            with open(path, newline="") as f:
+                old = list(csv.DictReader(f))
+                header = list(old[0].keys()) if old else None
+            if header is not None and header != fields:  # a log of an older version: rewrite it under today's header
+                if not set(header) <= set(fields):
+                    raise SrmBenchError(f"{path}: its columns {header} are not a subset of {fields}; "
+                                        "move the file away or start a fresh run")
+                with open(path, "w", newline="") as f:
+                    w = csv.DictWriter(f, fieldnames=fields)
+                    w.writeheader()
+                    w.writerows(old)
         self.file = open(path, "w" if new else "a", newline="")
         self.writer = csv.DictWriter(self.file, fieldnames=fields)
         if new:
@@ -666,7 +685,8 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
             rows = evaluate_model(state.ema, cfg, str(dev), count=eval_count, splits=splits, budget=eval_budget)
             for row in rows:
                 eval_log.write({"step": step, "images": rec["images"], "gpu_hours": rec["gpu_hours"], **row,
-                                "accuracy": f"{row['accuracy']:.4f}", "elapsed_s": rec["wall_s"]})
+                                "accuracy": f"{row['accuracy']:.4f}",
+                                "error": f"{row['error']:.4f}" if "error" in row else "", "elapsed_s": rec["wall_s"]})
             eval_rows[:] = rows
             summary = " ".join(f"{r['split']}/{r['sampler']}={r['accuracy']:.3f}" for r in rows)
             log.info("step %d (%d images): %s", step, rec["images"], summary)

@@ -220,6 +220,8 @@ def test_tiny_sudoku_trains_on_cpu_from_the_stream_and_logs_accuracy(tmp_path: P
         rows = list(csv.DictReader(f))
     assert [(r["split"], r["sampler"], r["count"]) for r in rows] == [("easy", "parallel", "2"), ("easy", "predicted", "2")]
     assert all(0.0 <= float(r["accuracy"]) <= 1.0 for r in rows)
+    # the Sudoku evaluator's L1 (0 for a valid grid, which two steps of training do not draw)
+    assert all(float(r["error"]) > 0.0 for r in rows)
     _, cfg, _ = load_weights(tmp_path / "r" / "weights.safetensors")
     assert cfg.arch == "cellnet"
     # The weights file samples like a checkpoint.
@@ -227,6 +229,24 @@ def test_tiny_sudoku_trains_on_cpu_from_the_stream_and_logs_accuracy(tmp_path: P
 
     model, cfg2, state = load_denoiser(tmp_path / "r" / "weights.safetensors", "cpu")
     assert cfg2.task == "sudoku" and state["step"] == 2
+
+
+def test_an_older_eval_log_is_carried_over_under_the_new_header(tmp_path: Path) -> None:
+    """A run resumed by a newer version appends to its eval.csv under today's columns; the old rows
+    stay, with the new columns blank. A file whose columns are not a subset is refused."""
+    from srm_bench.baselines.train import EVAL_FIELDS, CsvLog
+
+    log = tmp_path / "eval.csv"
+    log.write_text("step,images,gpu_hours,split,sampler,count,accuracy,elapsed_s\n10,40,0.1,easy,parallel,2,0.5000,3.0\n")
+    with CsvLog(log, EVAL_FIELDS, fresh=False, enabled=True) as out:
+        out.write({"step": 20, "images": 80, "gpu_hours": 0.2, "split": "easy", "sampler": "parallel", "count": 2,
+                   "accuracy": "1.0000", "error": "0.0000", "elapsed_s": 6.0})
+    rows = list(csv.DictReader(open(log)))
+    assert list(rows[0]) == EVAL_FIELDS
+    assert [(r["step"], r["accuracy"], r["error"]) for r in rows] == [("10", "0.5000", ""), ("20", "1.0000", "0.0000")]
+    (tmp_path / "odd.csv").write_text("step,loss\n1,0.5\n")
+    with pytest.raises(SrmBenchError, match="not a subset"):
+        CsvLog(tmp_path / "odd.csv", EVAL_FIELDS, fresh=False, enabled=True)
 
 
 def test_eval_options_are_checked(tmp_path: Path, capsys) -> None:

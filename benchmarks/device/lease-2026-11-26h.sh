@@ -1,25 +1,25 @@
 # The next lease (prepared at the end of lease g, not run yet; edit this header when it runs):
-# cool-downs of two lengths from a longer constant-lr trunk, and the Sudoku DDPM toward the SRM's
-# images. One 4-GPU host, three calls chained without a pause:
+# cool-downs of two lengths from a longer constant-lr trunk, and the Even Pixels SRM continued.
+# One 4-GPU host, three calls chained without a pause:
 #   export T0=$(date +%s); END=550 bash benchmarks/device/lease-2026-11-26h.sh train   # call 1
 #   export T0=$(date +%s); END=550 bash benchmarks/device/lease-2026-11-26h.sh train   # call 2 (resumes)
 #   export T0=$(date +%s); END=500 bash benchmarks/device/lease-2026-11-26h.sh eval    # call 3
-# Call 1 carries [".whl", "runs/srm-cell-aux-tpl-const-58.7M.safetensors",
-# "runs/ddpm-cell-aux-17.0M.safetensors"] (37 MB): for that call only, move the shipped Sudoku
-# weights, the two Counting evaluator weights and docs/img/srm-sudoku.gif out of the working tree
-# (64 MiB carry limit; restore them after). Calls 2 and 3 carry [".whl"] with the tree whole
-# (call 3's `srm-bench reproduce` needs the shipped Sudoku file).
+# Call 1 carries [".whl", "runs/srm-cell-aux-tpl-const-58.7M.safetensors"]: for that call only, move
+# the shipped Sudoku weights out of the working tree (64 MiB carry limit; restore them after).
+# Calls 2 and 3 carry [".whl"] with the tree whole (call 3's `srm-bench reproduce` needs the
+# shipped Sudoku file).
 # GPU 0: `trunk`, lease g's `const` (58.7M images, lr 3e-4) continued at constant lr to STOP;
 # GPU 1: `cool-long`, the same with the lr decayed linearly to 0 over all of it (COOL_LONG steps);
 # GPU 2: `cool-late`, the same with the decay over the last COOL steps (lease g's cool-down length);
-# GPU 3: the Sudoku DDPM (cell-aux, 17.0M images) continued at lr 3e-4.
-# $OUT holds at most 8 files and 64 MB a call: the training calls bring back the three SRMs' weights
-# (6 parts, 55 MB), the DDPM's come back with the eval call.
+# GPU 3: the Even Pixels SRM unet-s (shipped, 34.0M images) continued on one GPU (lease g's DDP on
+# two gave 1.35-1.52x one GPU); its evaluation during training logs #E as well as accuracy.
+# $OUT holds at most 8 files and 64 MB a call: the training calls bring back the three Sudoku SRMs'
+# weights (6 parts, 55 MB); the Even Pixels weights (6.4 MB) come back with the eval call.
 # Lease g ran 13.1k images/s (25.6 steps/s) per H200 at batch 512, ~12.9k steps in a 9-minute call.
 source benchmarks/device/setup.sh
 T0=${T0:-$(date +%s)}
 NGPU=$(nvidia-smi -L | wc -l)
-T=runs/srm-cell-aux-tpl-const-58.7M.safetensors; D=runs/ddpm-cell-aux-17.0M.safetensors
+T=runs/srm-cell-aux-tpl-const-58.7M.safetensors
 case $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) in
   *H200*) STOP=131100; COOL_LONG=22000; COOL=12000;;   # 22,000 steps from 109,100 in two calls
   *) STOP=124100; COOL_LONG=15000; COOL=10000;;         # H100: assumed ~2/3 of that
@@ -31,14 +31,15 @@ train)
   s() { GPUS=$1 RUN=$2 COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/sudoku_cell.sh cell-aux-tpl $M $T \
           --batch-size 512 --steps $STOP "${@:3}" > /tmp/l$1 2>&1 & }
   s 0 trunk; s 1 cool-long --cooldown-steps $COOL_LONG; s 2 cool-late --cooldown-steps $COOL
-  [ "$NGPU" -ge 4 ] && GPUS=3 BASELINE=ddpm RUN=ddpm WEIGHTS=0 COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/sudoku_cell.sh \
-    cell-aux $M $D --batch-size 512 > /tmp/l3 2>&1 &
+  [ "$NGPU" -ge 4 ] && TASK=even-pixels GPUS=3 RUN=ep-srm-s WEIGHTS=0 COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=100 \
+    bash benchmarks/device/train.sh unet-s $M baselines/weights/even-pixels-srm-unet-s.safetensors > /tmp/l3 2>&1 &
   wait; cat /tmp/l?; bash benchmarks/device/collect.sh
   ;;
 eval)
   E=benchmarks/device/eval.sh; R=/tmp/results; W=/tmp/runs
   F=leaderboard/results/baselines/sudoku-2026-11-26g/sudoku-hard-srm-cellnet-cell-aux-tpl-20261126T221523Z-43f268767cf4.json
-  { [ -e $W/ddpm/weights.safetensors ] && GPU=3 timeout $(left) bash $E $W/ddpm/weights.safetensors $R/ddpm hard:parallel medium:parallel easy:parallel
+  P=$W/ep-srm-s/weights.safetensors
+  { [ -e $P ] && GPU=3 timeout $(left) bash $E $P $R/ep-srm-s :predicted@0.95 :random@0.95 :parallel
     CUDA_VISIBLE_DEVICES=3 timeout $(left) srm-bench reproduce $F --device cuda; } > /tmp/e3 2>&1 &
   # Stage 1: the three SRMs on hard with the head; the best gets the rest of Table 1.
   i=0; for r in trunk cool-long cool-late; do
@@ -52,7 +53,7 @@ eval)
   { GPU=2 NFE=100 ETA=0 RAMP=reference timeout $(left) bash $E $WW $R/$win-ref hard:predicted hard:predicted-entropy
     GPU=2 timeout $(left) bash $E $WW $R/$win easy:predicted-entropy medium:predicted-entropy medium:random medium:graph; } >> /tmp/e2 2>&1 &
   wait; cat /tmp/e0 /tmp/e1 /tmp/e2 /tmp/e3
-  [ -e $W/ddpm/weights.safetensors ] && split -b 15000000 $W/ddpm/weights.safetensors $OUT/weights-ddpm.part-
+  [ -e $P ] && cp $P $OUT/weights-ep-srm-s.safetensors
   bash benchmarks/device/collect.sh
   ;;
 *) echo "usage: $0 train|eval" >&2; exit 2;;
