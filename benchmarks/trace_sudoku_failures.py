@@ -14,6 +14,13 @@ commit is one of:
 For every failed sample the first wrong event is reported, with whether a cell with one
 candidate was open elsewhere at that moment (an order the head could have avoided).
 
+At the step a cell is picked (the sampler starts its ramp), the script also keeps the class
+head's posterior over the cell's digit (models with a class head): its top probability and
+whether that top digit is the one finally written, and whether another open cell had a lower
+class entropy then. Per kind of commit it prints the median top probability at the pick: a wrong
+choice picked at ~1.0 is a confident error of the model's reasoning (no order fixes it); one
+picked at a split posterior, while a surer cell waited, is the order's or the head's.
+
 Usage: python benchmarks/trace_sudoku_failures.py WEIGHTS [--split hard] [-n 32] [--steps 1000]
        [--eta 1] [--uncertainty logvar|entropy] [--start 0]
 """
@@ -105,13 +112,41 @@ def main() -> None:
     known = np.asarray(ds.items["mask"][idx], dtype=bool).reshape(len(idx), -1)
     sampler = SamplerConfig(name="sequential", order="predicted", steps=a.steps, eta=a.eta, uncertainty=a.uncertainty)
     commit = np.full((len(idx), 81), -1)
+    has_classes = bool(cfg.model.get("classes", 0))
+    top_p = np.full((len(idx), 81), np.nan)  # class head's top probability at the pick
+    top_d = np.zeros((len(idx), 81), dtype=int)  # its digit (1-9)
+    surer_open = np.zeros((len(idx), 81), dtype=bool)  # another open, unpicked cell had lower entropy
+    last: dict[str, torch.Tensor] = {}
+
+    class Spy(torch.nn.Module):
+        """The model, keeping its last output for the callback (which sees only the log-variance)."""
+
+        def __init__(self, inner: torch.nn.Module) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, *args):  # type: ignore[no-untyped-def]
+            out = self.inner(*args)
+            if out.logits is not None:
+                last["logits"] = out.logits.float()
+            return out
 
     def record(info: dict) -> None:
         done = ((info["s"] == 0) & (info["t"] > 0)).cpu().numpy()
         commit[(commit < 0) & done] = info["step"]
+        if has_classes and "logits" in last:
+            picked = ((info["t"] == 1) & (info["s"] < 1)).cpu().numpy()  # ramps started at this step
+            if picked.any():
+                prob = torch.softmax(last["logits"][: len(idx)], -1)
+                ent = -(prob * prob.clamp_min(1e-12).log()).sum(-1).numpy()
+                waiting = (info["s"] == 1).cpu().numpy() & ~known
+                best_waiting = np.where(waiting, ent, np.inf).min(1)
+                top_p[picked] = prob.max(-1).values.numpy()[picked]
+                top_d[picked] = prob.argmax(-1).numpy()[picked] + 1
+                surer_open[picked] = (best_waiting[:, None] < ent)[picked]
 
     t0 = time.perf_counter()
-    images = sample_images(model, cfg, sampler, idx, seed=0, device="cpu", batch_size=len(idx),
+    images = sample_images(Spy(model), cfg, sampler, idx, seed=0, device="cpu", batch_size=len(idx),
                            given=ds.images(idx), known=known, callback=record)
     wall = time.perf_counter() - t0
     scores = get_task("sudoku").evaluator_module().EVALUATOR.score(images, reference=ds, index=idx)
@@ -119,6 +154,7 @@ def main() -> None:
     events: Counter[str] = Counter()
     first: Counter[str] = Counter()
     positions: list[float] = []
+    at_pick: dict[str, list[tuple[float, bool, bool]]] = {}  # kind -> (top prob, top digit = written, surer cell open)
     for k in range(len(idx)):
         digits = np.array([int(ch) for ch in scores["digits"][k]])
         grid = np.where(known[k], givens[k], 0).reshape(9, 9).copy()
@@ -138,6 +174,9 @@ def main() -> None:
                     kind = "choice, right" if solvable(grid.copy()) else "choice, wrong"
             if failed_at is None:  # after the first wrong commit every choice is "wrong": not counted
                 events[kind] += 1
+                if not np.isnan(top_p[k, cell]):
+                    group = "conflict" if kind.startswith("conflict") else kind
+                    at_pick.setdefault(group, []).append((top_p[k, cell], top_d[k, cell] == d, surer_open[k, cell]))
             if failed_at is None and kind not in ("forced", "choice, right"):
                 failed_at = pos
                 # the grid before this commit (a wrong choice was written into it above)
@@ -157,6 +196,13 @@ def main() -> None:
         print(f"  {count:3d}  {kind}")
     if positions:
         print(f"  at {np.median(positions):.2f} of the open cells (median; 0 = first commit)")
+    if at_pick:
+        print("class head at the pick, per kind of commit (up to each sample's first wrong one):")
+        for kind, rows in sorted(at_pick.items()):
+            p_top, same, surer = (np.array(c) for c in zip(*rows))
+            print(f"  {kind:16s} n={len(rows):5d}  top probability median {np.median(p_top):.3f} "
+                  f"(>= 0.9: {np.mean(p_top >= 0.9):.2f}, < 0.6: {np.mean(p_top < 0.6):.2f}); "
+                  f"top digit written {np.mean(same):.2f}; a lower-entropy cell was open {np.mean(surer):.2f}")
 
 
 if __name__ == "__main__":
