@@ -116,6 +116,7 @@ def main() -> None:
     top_p = np.full((len(idx), 81), np.nan)  # class head's top probability at the pick
     top_d = np.zeros((len(idx), 81), dtype=int)  # its digit (1-9)
     surer_open = np.zeros((len(idx), 81), dtype=bool)  # another open, unpicked cell had lower entropy
+    end_d = np.zeros((len(idx), 81), dtype=int)  # the class head's digit at the cell's last step (nearly clean)
     last: dict[str, torch.Tensor] = {}
 
     class Spy(torch.nn.Module):
@@ -133,6 +134,8 @@ def main() -> None:
 
     def record(info: dict) -> None:
         done = ((info["s"] == 0) & (info["t"] > 0)).cpu().numpy()
+        if has_classes and "logits" in last:
+            end_d[(commit < 0) & done] = last["logits"][: len(idx)].argmax(-1).numpy()[(commit < 0) & done] + 1
         commit[(commit < 0) & done] = info["step"]
         if has_classes and "logits" in last:
             picked = ((info["t"] == 1) & (info["s"] < 1)).cpu().numpy()  # ramps started at this step
@@ -154,6 +157,8 @@ def main() -> None:
     events: Counter[str] = Counter()
     first: Counter[str] = Counter()
     positions: list[float] = []
+    # first wrong commits: (the pick's top digit would have kept a completion, the head at the end read the digit written)
+    counterfactual: Counter[str] = Counter()
     at_pick: dict[str, list[tuple[float, bool, bool]]] = {}  # kind -> (top prob, top digit = written, surer cell open)
     for k in range(len(idx)):
         digits = np.array([int(ch) for ch in scores["digits"][k]])
@@ -184,6 +189,16 @@ def main() -> None:
                 before.flat[cell] = 0
                 single_elsewhere = any(len(candidates(before, j)) == 1 for j in open_cells[pos + 1:])
                 first[kind + (" (a one-candidate cell was open elsewhere)" if single_elsewhere else "")] += 1
+                if has_classes:
+                    alt = int(top_d[k, cell])
+                    fits = alt in candidates(before, cell)
+                    if fits:
+                        before.flat[cell] = alt
+                    pick_right = fits and alt != d and solvable(before)
+                    counterfactual["the pick's top digit would have been right" if pick_right else
+                                   "the pick's top digit was the same digit or also wrong"] += 1
+                    counterfactual["the head read the written digit at the cell's last step" if end_d[k, cell] == d else
+                                   "the head read another digit at the cell's last step (drawing or reader)"] += 1
                 positions.append(pos / max(1, len(open_cells)))
         if failed_at is None and not bool(scores["solved"][k]):
             first["no wrong commit found (a given changed, or the reader)"] += 1
@@ -196,6 +211,10 @@ def main() -> None:
         print(f"  {count:3d}  {kind}")
     if positions:
         print(f"  at {np.median(positions):.2f} of the open cells (median; 0 = first commit)")
+    if counterfactual:
+        print("first wrong commits against the class head:")
+        for kind, count in sorted(counterfactual.items()):
+            print(f"  {count:3d}  {kind}")
     if at_pick:
         print("class head at the pick, per kind of commit (up to each sample's first wrong one):")
         for kind, rows in sorted(at_pick.items()):

@@ -50,7 +50,10 @@ eval)
   echo "the rest of Table 1 for $win"; WW=$W/$win/weights.safetensors
   { GPU=0 timeout $(left) bash $E $WW $R/$win hard:predicted-entropy easy:predicted medium:predicted hard:graph easy:graph; } >> /tmp/e0 2>&1 &
   { GPU=1 timeout $(left) bash $E $WW $R/$win hard:random hard:parallel easy:random easy:parallel medium:parallel; } >> /tmp/e1 2>&1 &
-  { GPU=2 NFE=100 ETA=0 RAMP=reference timeout $(left) bash $E $WW $R/$win-ref hard:predicted hard:predicted-entropy
+  # eta 0 at 1000 NFE: does deterministic sampling keep a cell on the digit its pick predicted
+  # (docs/sudoku-baselines.md, seventh lease, the failure trace)?
+  { GPU=2 ETA=0 timeout $(left) bash $E $WW $R/$win-eta0 hard:predicted
+    GPU=2 NFE=100 ETA=0 RAMP=reference timeout $(left) bash $E $WW $R/$win-ref hard:predicted hard:predicted-entropy
     GPU=2 timeout $(left) bash $E $WW $R/$win easy:predicted-entropy medium:predicted-entropy medium:random medium:graph; } >> /tmp/e2 2>&1 &
   wait; cat /tmp/e0 /tmp/e1 /tmp/e2 /tmp/e3
   [ -e $P ] && cp $P $OUT/weights-ep-srm-s.safetensors
