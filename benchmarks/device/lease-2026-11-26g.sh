@@ -4,6 +4,14 @@
 #   export T0=$(date +%s); END=550 bash benchmarks/device/lease-2026-11-26g.sh train   # call 2 (resumes)
 #   export T0=$(date +%s); END=500 bash benchmarks/device/lease-2026-11-26g.sh eval    # call 3
 # carry: [".whl"] (every run starts from weights shipped in the tree).
+# As run (eighth session): calls 1-2 as above; the host went back before call 3, which ran on a
+# fresh host with the weights carried (WC=runs/g-const.safetensors WK=runs/g-cool.safetensors
+# P=<the new Even Pixels weights in place of the shipped file> END=430 ... eval); a fourth call
+# (100 s) scored the rest of `cool`'s Table 1 on the same host:
+#   E=benchmarks/device/eval.sh W=runs/g-cool.safetensors R=/tmp/results/cool
+#   GPU=0: easy:random easy:graph; GPU=1: easy:predicted-entropy medium:parallel;
+#   GPU=2: medium:random medium:graph; GPU=3: medium:predicted-entropy, then
+#   NFE=100 ETA=0 RAMP=reference into $R-ref: hard:predicted-entropy.
 # GPU 0: `const`, the shipped srm-sudoku (tpl2, 47.4M images) continued at lr 3e-4 to step STOP;
 # GPU 1: `cool`, the same with the lr decayed linearly to 0 over the last COOL steps;
 # GPUs 2+3 (a 4-GPU host only): Even Pixels SRM unet-s continued from the shipped srm-even-pixels
