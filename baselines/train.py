@@ -268,16 +268,18 @@ class CsvLog:
         new = fresh or not path.exists()
         if not new:
             with open(path, newline="") as f:
-                old = list(csv.DictReader(f))
-                header = list(old[0].keys()) if old else None
-            if header is not None and header != fields:  # a log of an older version: rewrite it under today's header
+                reader = csv.DictReader(f)
+                header, old = reader.fieldnames, list(reader)
+            if header and list(header) != fields:  # a log of an older version: rewrite it under today's header
                 if not set(header) <= set(fields):
-                    raise SrmBenchError(f"{path}: its columns {header} are not a subset of {fields}; "
+                    raise SrmBenchError(f"{path}: its columns {list(header)} are not a subset of {fields}; "
                                         "move the file away or start a fresh run")
-                with open(path, "w", newline="") as f:
+                tmp = path.with_name(path.name + ".tmp")
+                with open(tmp, "w", newline="") as f:
                     w = csv.DictWriter(f, fieldnames=fields)
                     w.writeheader()
                     w.writerows(old)
+                tmp.replace(path)  # the old rows are never half-written
         self.file = open(path, "w" if new else "a", newline="")
         self.writer = csv.DictWriter(self.file, fieldnames=fields)
         if new:

@@ -244,6 +244,11 @@ def test_an_older_eval_log_is_carried_over_under_the_new_header(tmp_path: Path) 
     rows = list(csv.DictReader(open(log)))
     assert list(rows[0]) == EVAL_FIELDS
     assert [(r["step"], r["accuracy"], r["error"]) for r in rows] == [("10", "0.5000", ""), ("20", "1.0000", "0.0000")]
+    bare = tmp_path / "bare.csv"  # a header without rows
+    bare.write_text("step,images,gpu_hours,split,sampler,count,accuracy,elapsed_s\n")
+    with CsvLog(bare, EVAL_FIELDS, fresh=False, enabled=True) as out:
+        out.write({"step": 1, "accuracy": "0.1"})
+    assert list(csv.DictReader(open(bare))) == [{f: {"step": "1", "accuracy": "0.1"}.get(f, "") for f in EVAL_FIELDS}]
     (tmp_path / "odd.csv").write_text("step,loss\n1,0.5\n")
     with pytest.raises(SrmBenchError, match="not a subset"):
         CsvLog(tmp_path / "odd.csv", EVAL_FIELDS, fresh=False, enabled=True)
