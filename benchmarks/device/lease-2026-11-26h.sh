@@ -20,6 +20,9 @@ source benchmarks/device/setup.sh
 T0=${T0:-$(date +%s)}
 NGPU=$(nvidia-smi -L | wc -l)
 T=runs/srm-cell-aux-tpl-const-58.7M.safetensors
+# runs/ is not committed: on a new development machine the trunk is gone, and the runs start from
+# the shipped (cooled) srm-sudoku instead, re-warmed; say so in the docs when that happens.
+[ -e $T ] || [ -e /tmp/runs/trunk/last.pt ] || { T=baselines/weights/sudoku-srm-cell-aux-tpl.safetensors; echo "no trunk: from $T"; }
 case $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) in
   *H200*) STOP=131100; COOL_LONG=22000; COOL=12000;;   # 22,000 steps from 109,100 in two calls
   *) STOP=124100; COOL_LONG=15000; COOL=10000;;         # H100: assumed ~2/3 of that
