@@ -10,7 +10,7 @@ predicts ~0.5 whatever the context. The regression slope of predicted on require
 for an exact counter and 0 for a count-blind one; r is their correlation.
 
 Usage: python benchmarks/probe_even_pixels_count.py WEIGHTS... [-n 256] [--noisy 1 4 16] [--seed 0]
-(CPU, ~15 s a model at n = 256.) Prints one line per model and k.
+(CPU, ~20 s a model at n = 256.) Prints one line per model and k.
 """
 from __future__ import annotations
 

@@ -14,12 +14,14 @@ commit is one of:
 For every failed sample the first wrong event is reported, with whether a cell with one
 candidate was open elsewhere at that moment (an order the head could have avoided).
 
-At the step a cell is picked (the sampler starts its ramp), the script also keeps the class
-head's posterior over the cell's digit (models with a class head): its top probability and
-whether that top digit is the one finally written, and whether another open cell had a lower
-class entropy then. Per kind of commit it prints the median top probability at the pick: a wrong
-choice picked at ~1.0 is a confident error of the model's reasoning (no order fixes it); one
-picked at a split posterior, while a surer cell waited, is the order's or the head's.
+For models with a class head, the script also reads the head's posterior over a cell's digit at
+the step the cell is picked (the sampler starts its ramp; the cell is still pure noise) and at
+its last step. Per kind of commit it prints the median top probability at the pick, whether
+that top digit is the one finally written, and whether another open cell had a lower class
+entropy then (a surer cell the order passed over). For each first wrong commit it says whether
+the pick's top digit would have kept a completion and whether the head, at the cell's last step,
+read the digit written: a right top digit at the pick with the wrong digit read at the end means
+the digit changed while the cell was drawn, not that the model reasoned wrongly.
 
 Usage: python benchmarks/trace_sudoku_failures.py WEIGHTS [--split hard] [-n 32] [--steps 1000]
        [--eta 1] [--uncertainty logvar|entropy] [--start 0]
@@ -133,14 +135,13 @@ def main() -> None:
             return out
 
     def record(info: dict) -> None:
-        done = ((info["s"] == 0) & (info["t"] > 0)).cpu().numpy()
+        finished = (commit < 0) & ((info["s"] == 0) & (info["t"] > 0)).cpu().numpy()  # ramps ended at this step
+        commit[finished] = info["step"]
         if has_classes and "logits" in last:
-            end_d[(commit < 0) & done] = last["logits"][: len(idx)].argmax(-1).numpy()[(commit < 0) & done] + 1
-        commit[(commit < 0) & done] = info["step"]
-        if has_classes and "logits" in last:
+            prob = torch.softmax(last["logits"][: len(idx)], -1)
+            end_d[finished] = prob.argmax(-1).numpy()[finished] + 1
             picked = ((info["t"] == 1) & (info["s"] < 1)).cpu().numpy()  # ramps started at this step
             if picked.any():
-                prob = torch.softmax(last["logits"][: len(idx)], -1)
                 ent = -(prob * prob.clamp_min(1e-12).log()).sum(-1).numpy()
                 waiting = (info["s"] == 1).cpu().numpy() & ~known
                 best_waiting = np.where(waiting, ent, np.inf).min(1)
