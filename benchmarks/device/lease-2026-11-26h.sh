@@ -1,4 +1,7 @@
-# The next lease (prepared at the end of lease g, not run yet; edit this header when it runs):
+# Lease h, run 2026-11-27 (docs/sudoku-baselines.md, "Eighth lease"). Call 1 ran as planned; the
+# host went back before call 2, which then started from the shipped model (its runs are not used),
+# and the eval stage below never ran: three short evaluation calls typed in the session replaced it.
+# As prepared at the end of lease g:
 # cool-downs of two lengths from a longer constant-lr trunk, and the Even Pixels SRM continued.
 # One 4-GPU host, three calls chained without a pause:
 #   export T0=$(date +%s); END=550 bash benchmarks/device/lease-2026-11-26h.sh train   # call 1
