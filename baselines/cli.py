@@ -52,6 +52,10 @@ def _progress(ctx: click.Context) -> bool:
 @click.option("--sharpness", type=float, default=None, help="Uniform t-bar sharpness (SRM) [preset].")
 @click.option("--tsampling", type=click.Choice(["uniform_tbar", "independent"]), default=None,
               help="SRM training levels: Uniform t-bar (paper) or independent uniform (Diffusion Forcing) [uniform_tbar].")
+@click.option("--sequential-mix", type=float, default=None,
+              help="Fraction of training rows drawn as states of the one-patch-at-a-time sampler (clean, one "
+                   "patch mid-ramp, pure noise) instead of Uniform t-bar; our deviation, see "
+                   "docs/sudoku-baselines.md [0: the paper's recipe].")
 @click.option("--noise-path", type=click.Choice(["rectified_flow", "cosine"]), default=None, help="Noise path [rectified_flow].")
 @click.option("--target", type=click.Choice(["velocity", "eps"]), default=None, help="Prediction target [velocity].")
 @click.option("--ema-decay", type=float, default=None, help="EMA decay [preset].")
@@ -67,7 +71,7 @@ def _progress(ctx: click.Context) -> bool:
 @click.pass_context
 def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path | None, out: Path, steps: int | None,
           batch_size: int | None, lr: float | None, warmup_steps: int | None, cooldown_steps: int | None,
-          sharpness: float | None,
+          sharpness: float | None, sequential_mix: float | None,
           tsampling: str | None, noise_path: str | None, target: str | None, ema_decay: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
           train_items: int | None, compile_: bool | None, bf16: bool | None, resume: bool, max_minutes: float | None,
           device: str | None, init: Path | None, eval_every: int, eval_count: int, eval_splits: str | None,
@@ -77,6 +81,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
 
     from .presets import make_config, with_overrides
     from .train import train as run_train
+    from .tsampling import TSamplingConfig
 
     cfg = make_config(task, baseline, preset)
     if cooldown_steps is not None and cooldown_steps < 0:
@@ -84,12 +89,13 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
     cfg = with_overrides(cfg, steps=steps, batch_size=batch_size, lr=lr, warmup_steps=warmup_steps,
                          cooldown_steps=cooldown_steps, ema_decay=ema_decay, seed=seed, ckpt_every=ckpt_every,
                          log_every=log_every, train_items=train_items, compile=compile_, bf16=bf16, noise_path=noise_path, target=target)
-    for name, value in (("sharpness", sharpness), ("kind", tsampling)):
+    for name, value in (("sharpness", sharpness), ("kind", tsampling), ("sequential_mix", sequential_mix)):
         if value is None:
             continue
         if baseline != "srm":
-            raise SrmBenchError(f"--{'tsampling' if name == 'kind' else name} applies to the SRM's per-patch levels, not to the DDPM")
+            raise SrmBenchError(f"--{'tsampling' if name == 'kind' else name.replace('_', '-')} applies to the SRM's per-patch levels, not to the DDPM")
         cfg = with_overrides(cfg, tsampling={**cfg.tsampling, name: value})
+    TSamplingConfig(**cfg.tsampling).validate()  # before anything is written
     if eval_every < 0 or eval_count < 1 or eval_budget < 1:
         raise SrmBenchError("--eval-every must be >= 0, --eval-count and --eval-budget >= 1")
     from .streams import STREAMS

@@ -141,6 +141,10 @@ class TSamplingConfig:
     zero_patch_prob: float = 0.0
     zero_patch_max_frac: float = 0.5
     weight_bins: int = 100
+    # Our deviation (docs/sudoku-baselines.md, eighth lease): the fraction of rows drawn as a
+    # state of the one-patch-at-a-time sampler instead (a random number of the open patches clean,
+    # one at t ~ U(0, 1), the rest pure noise); 0 is the paper's recipe.
+    sequential_mix: float = 0.0
 
     def validate(self) -> None:
         if self.kind not in KINDS:
@@ -149,6 +153,10 @@ class TSamplingConfig:
             raise SrmBenchError(f"sharpness must be > 0 (got {self.sharpness})")
         if not 0 <= self.zero_patch_prob <= 1 or not 0 <= self.zero_patch_max_frac <= 1:
             raise SrmBenchError("zero_patch_prob and zero_patch_max_frac must lie in [0, 1]")
+        if not 0 <= self.sequential_mix <= 1:
+            raise SrmBenchError(f"sequential_mix must lie in [0, 1] (got {self.sequential_mix})")
+        if self.sequential_mix > 0 and self.kind == "shared":
+            raise SrmBenchError("sequential_mix applies to per-patch levels, not to the shared level of the DDPM")
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -322,6 +322,10 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
         "training": {"steps": int(state["step"]), "batch": cfg.batch_size, "lr": cfg.lr, "preset": cfg.preset,
                      "baseline": cfg.baseline, "arch": cfg.arch, "params": n_params,
                      "sharpness": cfg.tsampling.get("sharpness"), "tsampling": cfg.tsampling.get("kind"),
+                     # the learning-rate schedule the weights were trained to (a cool-down ends at
+                     # schedule_steps; a checkpoint before that was cut partway through it)
+                     "schedule_steps": cfg.steps, "cooldown_steps": cfg.cooldown_steps, "ema_decay": cfg.ema_decay,
+                     **({"sequential_mix": cfg.tsampling["sequential_mix"]} if cfg.tsampling.get("sequential_mix") else {}),
                      "gpu_hours": round(float(rec["gpu_hours"]) if "gpu_hours" in rec else
                                         float(state.get("wall_s", 0.0)) * int(state.get("world_size", 1)) / 3600, 4),
                      "images": int(rec.get("images", int(state["step"]) * cfg.batch_size)),

@@ -11,6 +11,13 @@ Three samplers:
 
 Given cells (Sudoku) are set to t = 0 with weight 0; ``zero_patch_prob`` does the same to
 a random fraction of patches (the option used for Even Pixels and Counting).
+
+``sequential_mix`` (our deviation, 0 in the paper's recipe) replaces that fraction of the rows
+by a state of the one-patch-at-a-time sampler: in a random order of the open (not given)
+patches, the first k are clean (t = 0, weight 0), the next one is at t ~ U(0, 1) and the rest
+are pure noise (t = 1), with k uniform over 0 .. open - 1 and weight 1 on the noisy patches. At
+sharpness 1 Uniform t-bar almost never draws such rows (its levels stay close to t-bar), yet
+they are the only states the predicted-order sampler without overlap visits.
 """
 from __future__ import annotations
 
@@ -120,6 +127,18 @@ class NoiseLevelSampler:
         t = self._draw(batch, rng)
         w = self.weight_of(t)
         cfg = self.config
+        if known is not None:
+            known = np.asarray(known, dtype=bool)
+            if known.shape != (batch, self.num_patches):
+                raise SrmBenchError(f"known mask must be {(batch, self.num_patches)}, got {known.shape}")
+        if cfg.sequential_mix > 0:
+            rows = rng.random(batch) < cfg.sequential_mix
+            open_ = np.ones_like(t, dtype=bool) if known is None else ~known
+            rank = np.argsort(np.argsort(np.where(open_, rng.random(t.shape), 2.0), axis=1), axis=1)
+            k = np.floor(rng.random(batch) * open_.sum(1)).astype(np.int64)[:, None]
+            ts = np.where(rank < k, 0.0, np.where(rank == k, rng.random(t.shape), 1.0))
+            t = np.where(rows[:, None], ts, t)
+            w = np.where(rows[:, None], (rank >= k).astype(np.float64), w)
         if cfg.zero_patch_prob > 0:
             hit = rng.random(batch) < cfg.zero_patch_prob
             frac = rng.random(batch) * cfg.zero_patch_max_frac
@@ -128,9 +147,6 @@ class NoiseLevelSampler:
             t[zero] = 0.0
             w[zero] = 0.0
         if known is not None:
-            known = np.asarray(known, dtype=bool)
-            if known.shape != (batch, self.num_patches):
-                raise SrmBenchError(f"known mask must be {(batch, self.num_patches)}, got {known.shape}")
             if cfg.kind != "shared":
                 t[known] = 0.0
             w[known] = 0.0
@@ -217,6 +233,17 @@ class DeviceLevelSampler:
         t = self._draw(batch)
         w = self.weight_of(t)
         cfg = self.config
+        if known is not None and known.shape != (batch, self.num_patches):
+            raise SrmBenchError(f"known mask must be {(batch, self.num_patches)}, got {tuple(known.shape)}")
+        if cfg.sequential_mix > 0:
+            dev = self.device
+            rows = (torch.rand(batch, device=dev) < cfg.sequential_mix)[:, None]
+            open_ = torch.ones_like(t, dtype=torch.bool) if known is None else ~known
+            rank = torch.rand(t.shape, device=dev).masked_fill(~open_, 2.0).argsort(1).argsort(1)
+            k = torch.floor(torch.rand(batch, device=dev) * open_.sum(1)).long()[:, None]
+            ts = torch.where(rank < k, 0.0, torch.where(rank == k, torch.rand(t.shape, device=dev), 1.0))
+            t = torch.where(rows, ts, t)
+            w = torch.where(rows, (rank >= k).to(w.dtype), w)
         if cfg.zero_patch_prob > 0:
             dev, p = self.device, self.num_patches
             hit = torch.rand(batch, device=dev) < cfg.zero_patch_prob
@@ -226,8 +253,6 @@ class DeviceLevelSampler:
             t = t.masked_fill(zero, 0.0)
             w = w.masked_fill(zero, 0.0)
         if known is not None:
-            if known.shape != (batch, self.num_patches):
-                raise SrmBenchError(f"known mask must be {(batch, self.num_patches)}, got {tuple(known.shape)}")
             if cfg.kind != "shared":  # the DDPM keeps one level and, as the authors' code, its loss on every pixel
                 t = t.masked_fill(known, 0.0)
                 w = w.masked_fill(known, 0.0)

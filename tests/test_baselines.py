@@ -62,6 +62,42 @@ def test_independent_means_concentrate_and_shared_is_constant() -> None:
     assert np.all(shared == shared[:, :1])
 
 
+@pytest.mark.parametrize("side", ["numpy", "torch"])
+def test_sequential_mix_draws_states_of_the_one_patch_at_a_time_sampler(side: str) -> None:
+    import torch
+
+    from srm_bench.baselines.tsampling import DeviceLevelSampler
+
+    rng = np.random.default_rng(6)
+    known = rng.random((3000, 81)) < 0.3
+    cfg = TSamplingConfig(sequential_mix=1.0)
+    if side == "numpy":
+        t, w = NoiseLevelSampler(cfg, 81, estimate_draws=20_000).sample(3000, rng, known)
+    else:
+        torch.manual_seed(6)
+        tt, wt = DeviceLevelSampler(cfg, 81, "cpu", estimate_draws=20_000).sample(3000, torch.from_numpy(known))
+        t, w = tt.numpy(), wt.numpy()
+    assert np.all(t[known] == 0) and np.all(w[known] == 0)
+    mid = (t > 0) & (t < 1)
+    assert np.all(mid.sum(1) == 1) and np.all(~known[mid])  # one open patch mid-ramp per row
+    clean = (t == 0) & ~known
+    assert np.all(w[clean] == 0) and np.all(w[~known & ~clean] == 1)  # clean: nothing to learn
+    assert np.all(t[~known & ~clean & ~mid] == 1)
+    frac = clean.sum(1) / (~known).sum(1)  # k uniform over 0 .. open - 1
+    assert frac.min() == 0 and frac.max() > 0.95 and abs(frac.mean() - 0.49) < 0.03
+    assert abs(t[mid].mean() - 0.5) < 0.03
+    half = NoiseLevelSampler(TSamplingConfig(sequential_mix=0.5), 81, estimate_draws=20_000).sample(3000, rng, known)[0]
+    seq_rows = (((half > 0) & (half < 1)).sum(1) == 1).mean()  # Uniform t-bar rows keep most patches mid-level
+    assert 0.45 < seq_rows < 0.55
+
+
+def test_sequential_mix_is_checked() -> None:
+    with pytest.raises(SrmBenchError, match="sequential_mix must lie in"):
+        TSamplingConfig(sequential_mix=1.5).validate()
+    with pytest.raises(SrmBenchError, match="not to the shared level"):
+        TSamplingConfig(kind="shared", sequential_mix=0.2).validate()
+
+
 def test_givens_and_zero_patches_get_level_zero_and_weight_zero() -> None:
     rng = np.random.default_rng(5)
     known = rng.random((64, 81)) < 0.3

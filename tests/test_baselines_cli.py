@@ -64,6 +64,9 @@ def test_sample_writes_a_file_that_names_its_model_and_sampler(checkpoints, tmp_
     assert s.images.shape == (2, 32, 32, 3)
     model = s.attrs["model"]
     assert model["provenance"] == "baseline" and model["training"]["steps"] == 1
+    # the schedule the weights were trained to, so a checkpoint cut partway through a cool-down shows
+    assert {"schedule_steps", "cooldown_steps", "ema_decay"} <= set(model["training"])
+    assert "sequential_mix" not in model["training"]  # only a run that used it says so
     assert model["sampler"]["order"] == "predicted" and model["sampler"]["steps"] == 64 and model["sampler"]["eta"] == 1.0
     code, err = run_cli(["sample", str(checkpoints["srm"]), "-n", "1", "--device", "cpu", "-o", str(out)], capsys)
     assert code == 1 and "exists" in err
@@ -76,6 +79,12 @@ def test_train_cli_refuses_sharpness_for_ddpm(tmp_path, capsys) -> None:
     code, err = run_cli(["train", "--baseline", "ddpm", "--task", "even-pixels", "--tsampling", "independent",
                          "-o", str(tmp_path / "r")], capsys)
     assert code == 1 and "--tsampling applies to the SRM" in err
+    code, err = run_cli(["train", "--baseline", "ddpm", "--task", "sudoku", "--sequential-mix", "0.3",
+                         "-o", str(tmp_path / "r")], capsys)
+    assert code == 1 and "--sequential-mix applies to the SRM" in err
+    code, err = run_cli(["train", "--baseline", "srm", "--task", "sudoku", "--sequential-mix", "1.3",
+                         "-o", str(tmp_path / "r")], capsys)
+    assert code == 1 and "sequential_mix must lie in [0, 1]" in err and not (tmp_path / "r").exists()
 
 
 def test_train_cli_unknown_task(tmp_path, capsys) -> None:
@@ -101,3 +110,28 @@ def test_train_cli_on_a_generated_split(tmp_path, capsys) -> None:
         main(["-q", "train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "--data", str(tmp_path / "data"),
               "-o", str(tmp_path / "run2"), "--device", "cpu"])
     assert "is a even-pixels dataset, but the run trains on sudoku" in capsys.readouterr().err
+
+
+def test_sequential_mix_trains_continues_and_is_named_in_the_samples(tmp_path, capsys) -> None:
+    run = tmp_path / "run"
+    code, _ = run_cli(["-q", "train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o", str(run),
+                       "--steps", "2", "--batch-size", "2", "--sequential-mix", "0.5", "--device", "cpu"], capsys)
+    assert code == 0
+    from srm_bench.baselines.train import load_checkpoint
+
+    assert load_checkpoint(run / "last.pt")["config"]["tsampling"]["sequential_mix"] == 0.5
+    # a run continued with --init may change the mix (the network is the same)
+    code, _ = run_cli(["-q", "train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o", str(tmp_path / "ft"),
+                       "--init", str(run / "weights.safetensors"), "--steps", "4", "--batch-size", "2",
+                       "--sequential-mix", "1.0", "--cooldown-steps", "2", "--device", "cpu"], capsys)
+    assert code == 0
+    from srm_bench.registry import get_task
+    from srm_bench.samples import read_samples
+
+    out = tmp_path / "s.h5"
+    code, _ = run_cli(["-q", "sample", str(tmp_path / "ft" / "weights.safetensors"), "--sampler", "sequential", "--order",
+                       "predicted", "--steps", "81", "--split", "hard", "-n", "1", "--device", "cpu", "-o", str(out)], capsys)
+    assert code == 0
+    training = read_samples(out, lambda attrs: get_task(attrs["task"])).attrs["model"]["training"]
+    assert training["sequential_mix"] == 1.0 and training["cooldown_steps"] == 2 and training["schedule_steps"] == 4
+    assert training["steps"] == 4

@@ -1,0 +1,67 @@
+# Lease i (prepared 2026-11-27 at the end of the eighth lease, not run yet; edit this header when it
+# runs). Lease h lost its host between calls twice, so every call here stands alone. It carries what
+# it starts from, trains, scores on the same GPU, and returns weights, logs and result files. A lost
+# host then costs one start (~1 minute), not a call.
+#
+# Call 1, `race` (one 4-GPU host, ~9.5 minutes). Carry [".whl", "runs/srm-cell-aux-tpl-h-cool-long-65.7M.safetensors"]
+# and move the shipped Sudoku weights out of the tree for the call (64 MiB carry limit; restore them):
+#   export T0=$(date +%s); END=560 bash benchmarks/device/lease-2026-11-27i.sh race
+# All three Sudoku runs start from lease h's `cool-long` (65.7M images, step 122,800, its lr
+# schedule 62% through a linear decay to 0 at step 131,100). Each finishes that decay under
+# --init: the schedule carries on from the step, and the fresh optimizer warms up again. The runs
+# differ only in the share of sampler-shaped training rows, --sequential-mix (docs/sudoku-baselines.md,
+# eighth lease): GPU 0 `finish` 0 (the paper's Uniform t-bar), GPU 1 `mix25` 0.25, GPU 2 `mix50` 0.5.
+# Each then scores hard in predicted order with the head (500 puzzles, 1000 NFE, eta 1).
+# GPU 3 continues the Even Pixels SRM (shipped, 34.0M images) and returns its weights (one 6.4 MB part).
+# $OUT: 3 x 2 Sudoku parts + 1 Even Pixels part + runs.tgz = 8 files, ~61 MB.
+#
+# Call 2, `table` (if a race run reaches >= 0.50 on hard). Put its weights in place of
+# baselines/weights/sudoku-srm-cell-aux-tpl.safetensors and carry the Even Pixels weights from call 1
+# as runs/ep-i.safetensors ([".whl", "runs/ep-i.safetensors"]):
+#   export T0=$(date +%s); END=560 bash benchmarks/device/lease-2026-11-27i.sh table
+# GPUs 0-2 score the rest of Table 1 and the reference protocol, then `srm-bench reproduce` of one
+# of the new files on the same host (the check on a committed file comes in a later lease). GPU 3 continues Even Pixels from runs/ep-i.safetensors. Without a winner, run
+# `race` again instead, with INIT=the best run's weights, STOP and MIXES set for it.
+source benchmarks/device/setup.sh
+T0=${T0:-$(date +%s)}
+NGPU=$(nvidia-smi -L | wc -l)
+left() { echo $(( ${END:-560} - ($(date +%s) - T0) )); }
+mins() { python3 -c "print(round(max(0.5, ($(left) - $1) / 60), 2))"; }
+E=benchmarks/device/eval.sh; R=/tmp/results; W=/tmp/runs
+EP_INIT=${EP_INIT:-baselines/weights/even-pixels-srm-unet-s.safetensors}
+ep() {  # the Even Pixels SRM on GPU 3 for the call's minutes, its weights returned
+  [ "$NGPU" -ge 4 ] || return 0
+  TASK=even-pixels GPUS=3 RUN=ep-srm-s COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=100 \
+    bash benchmarks/device/train.sh unet-s $(mins 40) $EP_INIT > /tmp/l3 2>&1
+}
+case $1 in
+race)
+  INIT=${INIT:-runs/srm-cell-aux-tpl-h-cool-long-65.7M.safetensors}
+  [ -e "$INIT" ] || { echo "no $INIT: carry it (see the header)" >&2; exit 2; }
+  STOP=${STOP:-131100}; COOL=${COOL:-22000}; MIXES=${MIXES:-"finish:0 mix25:0.25 mix50:0.5"}
+  i=0
+  for rm in $MIXES; do
+    r=${rm%%:*}; m=${rm#*:}
+    # training stops 75 s before the end of the call at the latest, leaving the score its ~55 s
+    { GPUS=$i RUN=$r COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/sudoku_cell.sh cell-aux-tpl $(mins 75) $INIT \
+        --batch-size 512 --steps $STOP --cooldown-steps $COOL --sequential-mix $m
+      GPU=$i timeout $(left) bash $E $W/$r/weights.safetensors $R/$r hard:predicted; } > /tmp/l$i 2>&1 &
+    i=$((i + 1))
+  done
+  ep & wait
+  cat /tmp/l?
+  ;;
+table)
+  S=baselines/weights/sudoku-srm-cell-aux-tpl.safetensors; [ -e runs/ep-i.safetensors ] && EP_INIT=runs/ep-i.safetensors
+  { GPU=0 timeout $(left) bash $E $S $R/table easy:predicted medium:predicted hard:predicted-entropy easy:predicted-entropy medium:predicted-entropy hard:graph; } > /tmp/l0 2>&1 &
+  { GPU=1 timeout $(left) bash $E $S $R/table easy:parallel medium:parallel hard:parallel easy:random medium:random hard:random; } > /tmp/l1 2>&1 &
+  { GPU=2 NFE=100 ETA=0 RAMP=reference timeout $(left) bash $E $S $R/table-ref hard:predicted hard:predicted-entropy
+    GPU=2 timeout $(left) bash $E $S $R/table easy:graph medium:graph
+    F=$(ls $R/table/sudoku-easy-*.json 2>/dev/null | head -1)
+    [ -n "$F" ] && CUDA_VISIBLE_DEVICES=2 timeout $(left) srm-bench reproduce $F --checkpoint $S --device cuda; } > /tmp/l2 2>&1 &
+  ep & wait
+  cat /tmp/l?
+  ;;
+*) echo "usage: $0 race|table" >&2; exit 2;;
+esac
+bash benchmarks/device/collect.sh
