@@ -11,7 +11,8 @@
 # --init: the schedule carries on from the step, and the fresh optimizer warms up again. The runs
 # differ only in the share of sampler-shaped training rows, --sequential-mix (docs/sudoku-baselines.md,
 # eighth lease): GPU 0 `finish` 0 (the paper's Uniform t-bar), GPU 1 `mix25` 0.25, GPU 2 `mix50` 0.5.
-# Each then scores hard in predicted order with the head (500 puzzles, 1000 NFE, eta 1).
+# Each then scores hard in predicted order with the head (500 puzzles, 1000 NFE, eta 1), and, if
+# the call has time left, runs the flip probe (benchmarks/probe_sudoku_flips.py, 4,000 trials).
 # GPU 3 continues the Even Pixels SRM (shipped, 34.0M images) and returns its weights (one 6.4 MB part).
 # $OUT: 3 x 2 Sudoku parts + 1 Even Pixels part + runs.tgz = 8 files, ~61 MB.
 #
@@ -45,7 +46,9 @@ race)
     # training stops 75 s before the end of the call at the latest, leaving the score its ~55 s
     { GPUS=$i RUN=$r COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/sudoku_cell.sh cell-aux-tpl $(mins 75) $INIT \
         --batch-size 512 --steps $STOP --cooldown-steps $COOL --sequential-mix $m
-      GPU=$i timeout $(left) bash $E $W/$r/weights.safetensors $R/$r hard:predicted; } > /tmp/l$i 2>&1 &
+      GPU=$i timeout $(left) bash $E $W/$r/weights.safetensors $R/$r hard:predicted
+      CUDA_VISIBLE_DEVICES=$i timeout $(left) python benchmarks/probe_sudoku_flips.py $W/$r/weights.safetensors \
+        -n 500 --repeats 8 --device cuda --batch-size 1000; } > /tmp/l$i 2>&1 &
     i=$((i + 1))
   done
   ep & wait
