@@ -75,6 +75,18 @@ table)
   ep & wait
   cat /tmp/l?
   ;;
-*) echo "usage: $0 race|table" >&2; exit 2;;
+ep)
+  # Even Pixels alone on the whole host under DDP (batch 2048 over 4 GPUs), from EP_INIT, ending
+  # in a cool-down at EP_STOP, then scored on 500 samples a row on three GPUs at once.
+  TASK=even-pixels NPROC=$NGPU RUN=ep-srm-s COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/train.sh unet-s $(mins 100) \
+    $EP_INIT --steps ${EP_STOP:-30500} --cooldown-steps ${EP_COOL:-6000} > /tmp/l3 2>&1
+  w=$W/ep-srm-s/weights.safetensors
+  { GPU=0 timeout $(left) bash $E $w $R/ep :predicted@0.95; } > /tmp/l0 2>&1 &
+  { GPU=1 timeout $(left) bash $E $w $R/ep :random@0.95; } > /tmp/l1 2>&1 &
+  { GPU=2 timeout $(left) bash $E $w $R/ep :parallel; } > /tmp/l2 2>&1 &
+  wait
+  cat /tmp/l?
+  ;;
+*) echo "usage: $0 race|table|ep" >&2; exit 2;;
 esac
 bash benchmarks/device/collect.sh
