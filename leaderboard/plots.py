@@ -5,6 +5,7 @@ and no global pyplot state are needed. PNGs are written atomically.
 """
 from __future__ import annotations
 
+import io
 import math
 from pathlib import Path
 from typing import Any, Literal, Mapping
@@ -14,6 +15,7 @@ import pandas as pd
 
 from srm_bench.errors import SrmBenchError
 from srm_bench.io import user_output
+from srm_bench.results import per_sample_path, read_per_sample_bytes
 
 from .store import COMPARABILITY, IDENTITY
 from .tables import METRIC_LABELS, build_table, layouts_for
@@ -270,11 +272,11 @@ def plot_samples(result_path: str | Path, out: str | Path, *, samples_path: str 
     csv_name = result.get("per_sample_file")
     if not csv_name:
         raise SrmBenchError(f"{result_path}: the result has no per-sample file; re-run 'srm-bench evaluate' with --out")
-    csv = result_path.parent / csv_name
-    if not csv.is_file():
-        raise SrmBenchError(f"{csv}: per-sample file missing; keep it beside the result JSON")
+    csv = per_sample_path(result_path.parent, csv_name)
+    if csv is None:
+        raise SrmBenchError(f"{result_path.parent / csv_name}: per-sample file missing; keep it (or its .gz) beside the result JSON")
     try:
-        per = pd.read_csv(csv, dtype={VERDICT_COLUMN: str})
+        per = pd.read_csv(io.BytesIO(read_per_sample_bytes(csv)), dtype={VERDICT_COLUMN: str})
     except (OSError, ValueError) as exc:
         raise SrmBenchError(f"{csv}: not a readable per-sample CSV ({exc})") from None
     verdict, score = _verdict_metrics(result)

@@ -27,6 +27,7 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 
 from srm_bench.errors import SrmBenchError
+from srm_bench.results import per_sample_path
 
 from .store import Entry, _files, _read_json, load_entries, merge_paper_duplicates, to_frame
 from .tables import (DAGGER, GROUPS, Cell, Table, _arrow, _column_groups, _headers, _label, build_table,
@@ -196,8 +197,9 @@ def _links(entry: Entry, files: _Files) -> list[tuple[str, str]]:
     path, item = _source(entry.path)
     out = [("result set JSON" if item is not None else "result JSON", files.add(path))]
     csv = entry.result.get("per_sample_file")
-    if isinstance(csv, str) and (path.parent / csv).is_file():
-        out.append(("per-sample CSV", files.add(path.parent / csv)))
+    found = per_sample_path(path.parent, csv) if isinstance(csv, str) else None
+    if found is not None:
+        out.append(("per-sample CSV" + (" (gzip)" if found.name != csv else ""), files.add(found)))
     return out
 
 

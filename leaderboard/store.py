@@ -29,7 +29,7 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 
 from srm_bench.errors import SrmBenchError
-from srm_bench.results import Result, validate_result
+from srm_bench.results import Result, per_sample_path, read_per_sample_bytes, validate_result
 
 log = logging.getLogger(__name__)
 
@@ -214,10 +214,10 @@ def _check_per_sample(res: Result, name: str, path: Path) -> None:
         return  # a result written without one (evaluate(out=None) then saved by hand): ranges are all we can check
     if not isinstance(file, str) or Path(file).name != file or file in ("", ".", ".."):
         raise SrmBenchError(f"{name}: per_sample_file must be a file name beside the JSON (got {file!r})")
-    csv = path.parent / file
-    if not csv.is_file():
-        raise SrmBenchError(f"{name}: its per-sample file {file} is missing; keep the CSV beside the JSON")
-    data = csv.read_bytes()
+    csv = per_sample_path(path.parent, file)
+    if csv is None:
+        raise SrmBenchError(f"{name}: its per-sample file {file} is missing; keep the CSV (or its .gz) beside the JSON")
+    data = read_per_sample_bytes(csv)
     want = res.get("per_sample_sha256")
     if want is not None:
         import hashlib

@@ -197,3 +197,63 @@ def load_result(path: str | Path) -> Result:
     except RecursionError:
         raise SrmBenchError(f"{path}: JSON nested too deeply to be a result") from None
     return validate_result(obj, str(path))
+
+
+GZIP_SUFFIX = ".gz"
+
+
+def per_sample_path(folder: str | Path, name: str) -> Path | None:
+    """The per-sample file ``name`` beside a result JSON in ``folder``: the plain CSV, or, where only
+    that is there, its gzip-compressed copy ``name + ".gz"`` (committed results are stored so to
+    keep the repository small). None where neither exists."""
+    plain = Path(folder) / name
+    if plain.is_file():
+        return plain
+    packed = plain.with_name(plain.name + GZIP_SUFFIX)
+    return packed if packed.is_file() else None
+
+
+def read_per_sample_bytes(path: str | Path) -> bytes:
+    """The CSV text of a per-sample file, decompressed where it is gzip. ``per_sample_sha256`` is
+    the hash of these bytes whatever the storage, so compressing a file keeps its result valid."""
+    import gzip
+    import zlib
+
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SrmBenchError(f"{path}: cannot read ({exc.strerror})") from None
+    if path.name.endswith(GZIP_SUFFIX):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise SrmBenchError(f"{path}: not a readable gzip file ({exc}); restore it from git or re-run "
+                                "'srm-bench evaluate'") from None
+    return data
+
+
+def compress_per_sample(path: str | Path) -> Path:
+    """Replace a plain per-sample CSV by ``path + ".gz"`` (deterministic bytes: level 9, no time
+    stamp), written to a temporary file first and checked to decompress to the same bytes; the
+    plain file is removed only then. Returns the new path."""
+    import gzip
+    import os
+
+    path = Path(path)
+    data = read_per_sample_bytes(path)
+    if path.name.endswith(GZIP_SUFFIX):
+        return path
+    packed = gzip.compress(data, compresslevel=9, mtime=0)
+    if gzip.decompress(packed) != data:  # pragma: no cover - zlib would have to be broken
+        raise SrmBenchError(f"{path}: gzip round trip failed; file left as it was")
+    target = path.with_name(path.name + GZIP_SUFFIX)
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        tmp.write_bytes(packed)
+        os.replace(tmp, target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise SrmBenchError(f"{target}: cannot write ({exc.strerror}); {path.name} left as it was") from None
+    path.unlink()
+    return target

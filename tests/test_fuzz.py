@@ -47,7 +47,9 @@ def test_fuzz_leaderboard_never_crashes_and_shows_nothing_impossible(tmp_path):
     src = Path(__file__).resolve().parents[1] / "leaderboard" / "results" / "oracles"
     base = json.loads((src / "sudoku-easy-oracle-greedy-20261126T021223Z.json").read_text())
     base["model"]["provenance"] = "user"
-    csv = (src / base["per_sample_file"]).read_text()
+    from srm_bench.results import per_sample_path, read_per_sample_bytes
+
+    csv = read_per_sample_bytes(per_sample_path(src, base["per_sample_file"])).decode()  # committed files are .gz
     d = tmp_path / "res"
     d.mkdir()
     cases = 0

@@ -188,12 +188,13 @@ def test_case2_a_copy_of_a_committed_oracle_keeps_its_provenance_only_with_its_f
     import shutil
 
     from srm_bench.leaderboard.store import checkout_results_dir, load_entries
+    from srm_bench.results import per_sample_path
 
     src = checkout_results_dir() / "oracles" / "sudoku-easy-oracle-greedy-20261126T021223Z.json"
     d = tmp_path / "res"
     d.mkdir()
     shutil.copy(src, d / src.name)
-    shutil.copy(src.with_name(src.stem + ".per_sample.csv"), d)
+    shutil.copy(per_sample_path(src.parent, json.loads(src.read_text())["per_sample_file"]), d)
     (entry,) = load_entries([d])
     assert entry.result["model"]["provenance"] == "oracle"  # `make demo` reproduces it: shown as an oracle
     res = json.loads(src.read_text())
@@ -773,3 +774,47 @@ def test_case11_n_is_checked_against_the_memory_available(tmp_path, monkeypatch,
     assert "MiB of memory (1 shard(s) of 500 items at once), but 2.0 MiB is available" in err
     assert not list(out.glob("*.h5"))
     srm_bench.generate("sudoku", "easy", n=10, shard_size=10, out=out, progress=False)  # 10 images fit
+
+
+# ------------------------------------------------------------------ per-sample files stored gzip-compressed
+
+
+def test_a_compressed_per_sample_file_checks_as_the_plain_one(tmp_path):
+    import gzip
+    import hashlib
+
+    from leaderboard.compress import compress_tree, main
+    from srm_bench.leaderboard.store import load_entries
+
+    d = tmp_path / "res"
+    res = _honest(d, "a", [True, False, False] * 40)
+    csv = d / "a.per_sample.csv"
+    res["per_sample_sha256"] = hashlib.sha256(csv.read_bytes()).hexdigest()
+    (d / "a.json").write_text(json.dumps(res))
+    text = csv.read_bytes()
+    assert compress_tree([d])[:1] == (1,)
+    assert not csv.exists() and gzip.decompress((d / "a.per_sample.csv.gz").read_bytes()) == text
+    assert main([str(d)]) == 0  # a second pass finds nothing left to do
+    problems: list[str] = []
+    (entry,) = load_entries([d], problems)
+    assert problems == [] and entry.result["metrics"]["accuracy"]["value"] == pytest.approx(40 / 120)
+    # the hash is of the CSV text, so a changed verdict inside the gzip is caught
+    (d / "a.per_sample.csv.gz").write_bytes(gzip.compress(text.replace(b"True", b"False", 1), mtime=0))
+    assert load_entries([d], problems) == [] and "does not match the per_sample_sha256" in problems[0]
+    (d / "a.per_sample.csv.gz").write_bytes(b"\x1f\x8b not gzip")
+    problems.clear()
+    assert load_entries([d], problems) == [] and "not a readable gzip file" in problems[0]
+
+
+def test_compress_leaves_a_csv_that_does_not_match_its_hash(tmp_path, capsys):
+    from leaderboard.compress import main
+
+    d = tmp_path / "res"
+    res = _honest(d, "b", [True] * 10)
+    res["per_sample_sha256"] = "0" * 64
+    (d / "b.json").write_text(json.dumps(res))
+    assert main([str(d)]) == 1
+    assert "does not match the per_sample_sha256 of b.json" in capsys.readouterr().out
+    assert (d / "b.per_sample.csv").is_file() and not (d / "b.per_sample.csv.gz").exists()
+    assert main([str(tmp_path / "nowhere")]) == 1
+

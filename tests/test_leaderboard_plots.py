@@ -131,6 +131,18 @@ def test_sample_grid_refuses_other_samples(scored, tmp_path):
         plot_samples(result, tmp_path / "g.png")
 
 
+
+def test_sample_grid_reads_a_gzip_per_sample_file(scored, tmp_path):
+    """Committed results keep their per-sample CSV gzip-compressed beside the JSON: the grid is the same."""
+    from srm_bench.results import compress_per_sample
+
+    result, _ = scored
+    plain = check_png(plot_samples(result, tmp_path / "plain.png"), min_w=300, min_h=200)
+    compress_per_sample(tmp_path / "r.per_sample.csv")
+    assert not (tmp_path / "r.per_sample.csv").exists() and (tmp_path / "r.per_sample.csv.gz").is_file()
+    packed = check_png(plot_samples(result, tmp_path / "packed.png"), min_w=300, min_h=200)
+    assert np.array_equal(plain, packed)
+
 def test_real_sudoku_evaluation_end_to_end(tmp_path):
     """Score real puzzles with the Sudoku evaluator, then table and draw the result from its files."""
     from srm_bench.dataset import load_dataset

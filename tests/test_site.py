@@ -19,6 +19,7 @@ import pytest
 
 from srm_bench.leaderboard.site import build_site
 from srm_bench.leaderboard.store import checkout_results_dir, default_dirs, load_entries
+from srm_bench.results import per_sample_path
 
 PAGES = ("index.html", "sudoku.html", "even-pixels.html", "counting-polygons.html")
 
@@ -95,7 +96,8 @@ def test_every_committed_figure_appears_with_its_interval_and_its_files(site):
         res = x.result
         text = (site / pages[res["task"]]).read_text(encoding="utf-8")
         name = Path(x.path).name
-        csv = Path(x.path).parent / res["per_sample_file"]
+        csv = per_sample_path(Path(x.path).parent, res["per_sample_file"])  # committed: the .gz
+        assert csv is not None, name
         rows = [r for r in re.findall(r'<tr class="r".*?</tr>', text, re.S) if f'href="files/{name}"' in r]
         # A row links it in each table it fills (our Uniform t-bar SRM also fills Table 4), and
         # every such row links its CSV too; the first (the main table) shows every metric.
@@ -151,7 +153,7 @@ def test_failed_results_are_shown_as_such(tmp_path):
     d = tmp_path / "res"
     d.mkdir()
     (d / "tampered.json").write_text(json.dumps(res))
-    shutil.copy(src.with_name(res["per_sample_file"]), d / res["per_sample_file"])
+    shutil.copy(per_sample_path(src.parent, res["per_sample_file"]), d)
     r = _cli("--site", str(tmp_path / "site"), "-r", str(d))
     assert r.returncode == 0, r.stderr
     assert "1 result(s) failed verification" in r.stdout
