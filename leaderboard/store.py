@@ -205,6 +205,16 @@ def check_entry(res: Result, name: str, path: Path, backing: Mapping[str, Mappin
         _check_per_sample(res, name, path)
 
 
+def _tsampling(training: Mapping[str, Any]) -> Any:
+    """The training levels' rule, naming a share of sampler-shaped rows (``--sequential-mix``, our
+    deviation from the paper) where there was one: such a model is not the paper's Uniform t-bar."""
+    rule = _scalar(training.get("tsampling"))
+    mix = training.get("sequential_mix")
+    if isinstance(mix, (int, float)) and not isinstance(mix, bool) and mix > 0 and isinstance(rule, str):
+        return f"{rule} + {mix:g} sequential"
+    return rule
+
+
 def _check_per_sample(res: Result, name: str, path: Path) -> None:
     """Recompute every metric from the per-sample CSV written beside the JSON."""
     from srm_bench.stats import wilson_interval
@@ -441,7 +451,7 @@ def _record(e: Entry) -> dict[str, Any]:
         "sampler_steps": _scalar(sampler.get("steps")),
         "top_k": _scalar(sampler.get("top_k")),
         "weights": _scalar(sampler.get("weights")),
-        "tsampling": _scalar(training.get("tsampling")),
+        "tsampling": _tsampling(training),
         "noise_path": _scalar(training.get("noise_path")),
         "sharpness": _num(training.get("sharpness")),
         "train_steps": _scalar(training.get("steps")),

@@ -191,6 +191,19 @@ def test_t_sampling_layout_takes_our_ablation(tmp_path):
     assert [c.value for c in row.cells] == [0.01, 0.24]
 
 
+
+def test_a_model_trained_with_sampler_shaped_rows_is_not_the_uniform_tbar_column(tmp_path):
+    """`--sequential-mix` is our deviation: the frame names it, and Table 4 does not count it as Uniform t-bar."""
+    d = tmp_path / "res"
+    write(d, "mix.json", make_result(correct=300, training={"steps": 1000, "tsampling": "uniform_tbar",
+                                                            "sequential_mix": 0.5}))
+    assert list(load_frame([d])["tsampling"]) == ["uniform_tbar + 0.5 sequential"]
+    assert ours(build_table(load_frame([d]), LAYOUTS["table4"])) == []
+    write(d, "plain.json", make_result(correct=120, training={"steps": 1000, "tsampling": "uniform_tbar",
+                                                              "sequential_mix": 0.0}))
+    (row,) = ours(build_table(load_frame([d]), LAYOUTS["table4"]))
+    assert [c.value for c in row.cells if c.value is not None] == [0.24]
+
 def test_bad_files_get_one_warning_each_and_are_skipped(tmp_path, caplog):
     d = tmp_path / "res"
     good = make_result()
