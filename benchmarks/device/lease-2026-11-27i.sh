@@ -1,5 +1,7 @@
-# Lease i (prepared 2026-11-27 at the end of the eighth lease, not run yet; edit this header when it
-# runs). Lease h lost its host between calls twice, so every call here stands alone. It carries what
+# Lease i (prepared 2026-11-27 at the end of the eighth lease; ran 2026-11-27 as the ninth Sudoku
+# lease: `race`, `table`, then `ep`, 28.8 device-minutes on 4x H200 hosts; results in
+# docs/sudoku-baselines.md "Ninth lease" and docs/even-pixels-baselines.md "Fourth lease").
+# Lease h lost its host between calls twice, so every call here stands alone. It carries what
 # it starts from, trains, scores on the same GPU, and returns weights, logs and result files. A lost
 # host then costs one start (~1 minute), not a call.
 #
@@ -17,6 +19,9 @@
 # the call has time left, runs the flip probe (benchmarks/probe_sudoku_flips.py, 4,000 trials).
 # GPU 3 continues the Even Pixels SRM (shipped, 34.0M images) and returns its weights (one 6.4 MB part).
 # $OUT: 3 x 2 Sudoku parts + 1 Even Pixels part + runs.tgz = 8 files, ~61 MB.
+#
+# Call 3, `ep` (added during the lease): the Even Pixels SRM alone on the whole host under DDP, with
+# a cool-down, then scored on 500 samples a row; EP_INIT=runs/ep-srm-unet-s-50.0M.safetensors carried.
 #
 # Call 2, `table` (if a race run reaches >= 0.50 on hard). Put the winner's weights in place of
 # baselines/weights/sudoku-srm-cell-aux-tpl.safetensors, and carry call 1's Even Pixels weights as
