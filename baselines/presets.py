@@ -251,8 +251,17 @@ def _unet_s(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
                        ckpt_every=1000, **common)
 
 
+
+def _unet_s_g16(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
+    """``unet-s`` with 16 GroupNorm groups instead of 32: two channels a group at full resolution,
+    the paper's UNet's ratio (base 64, 32 groups). With one channel a group, GroupNorm removes each
+    channel's image-wide mean from the residual branches, and for Even Pixels that mean is the
+    colour count the task is about. Same parameters as ``unet-s`` (GroupNorm's are per channel)."""
+    cfg = _unet_s(task, baseline, common)
+    return replace(cfg, model={**cfg.model, "groups": 16})
+
 PRESET_FACTORIES = {
-    "paper": _paper, "small": _small, "unet-s": _unet_s, "tiny": _tiny, "dit-s": _dit_preset("S"), "dit-b": _dit_preset("B"),
+    "paper": _paper, "small": _small, "unet-s": _unet_s, "unet-s-g16": _unet_s_g16, "tiny": _tiny, "dit-s": _dit_preset("S"), "dit-b": _dit_preset("B"),
     "dit-s14": _dit_s14,
     "dit-cell": _dit_cell, **{name: _cell_preset(name) for name in CELL_SIZES}, "cell-aux": _cell_aux,
     "cell-aux-b7": _cell_aux_b7, "cell-aux-tpl": _cell_aux_tpl,

@@ -9,7 +9,7 @@ hold is fixed by the clean rest (the image holds 512 of each); a model that igno
 predicts ~0.5 whatever the context. The regression slope of predicted on required fraction is 1
 for an exact counter and 0 for a count-blind one; r is their correlation.
 
-Usage: python benchmarks/probe_even_pixels_count.py WEIGHTS... [-n 256] [--noisy 1 4 16] [--seed 0]
+Usage: python benchmarks/probe_even_pixels_count.py WEIGHTS... [-n 256] [--noisy 1 4 16] [--seed 0] [--device cpu]
 (CPU, ~20 s a model at n = 256.) Prints one line per model and k.
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ def by_patch(a: np.ndarray) -> np.ndarray:
 
 
 @torch.no_grad()
-def probe(model, n: int, k: int, rng: np.random.Generator) -> tuple[float, float, float]:
+def probe(model, n: int, k: int, rng: np.random.Generator, device: str = "cpu") -> tuple[float, float, float]:
     """Slope and correlation of predicted on required colour-A fraction in k noisy patches, and the
     mean absolute count error there in pixels."""
     colours = palette(rng.uniform(0, 0.5, n)).astype(np.float32) / 127.5 - 1.0  # (n, 2, 3) in [-1, 1]
@@ -44,13 +44,14 @@ def probe(model, n: int, k: int, rng: np.random.Generator) -> tuple[float, float
     noisy = np.argsort(rng.random((n, GRID * GRID)), axis=1) < k  # k noisy patches per image
     required = (by_patch(is_a) * noisy[..., None]).sum((1, 2)) / (k * PATCH * PATCH)
     x = np.where(is_a[..., None], colours[:, None, None, 0], colours[:, None, None, 1]).transpose(0, 3, 1, 2)
-    x_t, t = torch.from_numpy(np.ascontiguousarray(x)), torch.from_numpy(noisy.astype(np.float32))
+    x_t = torch.from_numpy(np.ascontiguousarray(x)).to(device)
+    t = torch.from_numpy(noisy.astype(np.float32)).to(device)
     path = NoisePath("rectified_flow", "velocity")
     levels = pixel_levels(t, (GRID, GRID), PATCH)
-    z = path.noise(x_t, torch.from_numpy(rng.standard_normal(x.shape).astype(np.float32)), levels)
+    z = path.noise(x_t, torch.from_numpy(rng.standard_normal(x.shape).astype(np.float32)).to(device), levels)
     x0, _ = path.split(z, model(z, t).mean.float(), levels)
-    a, b = (torch.from_numpy(colours[:, i])[:, :, None, None] for i in (0, 1))
-    share = (((x0 - b) * (a - b)).sum(1) / ((a - b) ** 2).sum(1)).numpy()  # 1 = colour A, 0 = colour B
+    a, b = (torch.from_numpy(colours[:, i])[:, :, None, None].to(device) for i in (0, 1))
+    share = (((x0 - b) * (a - b)).sum(1) / ((a - b) ** 2).sum(1)).cpu().numpy()  # 1 = colour A, 0 = colour B
     predicted = (by_patch(share).mean(-1) * noisy).sum(1) / k
     slope = float(np.polyfit(required, predicted, 1)[0])
     r = float(np.corrcoef(required, predicted)[0, 1])
@@ -63,14 +64,15 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=256, help="images per probe")
     ap.add_argument("--noisy", type=int, nargs="+", default=[1, 4, 16], help="noisy patches per image")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (the draws are the same; the figures agree to float precision)")
     a = ap.parse_args()
     for w in a.weights:
-        model, cfg, state = load_denoiser(w, "cpu")
+        model, cfg, state = load_denoiser(w, a.device)
         if cfg.task != "even-pixels" or cfg.baseline != "srm":
             raise SystemExit(f"{w}: a {cfg.baseline} on {cfg.task}; the probe needs an Even Pixels SRM")
         images = state.get("images")
         for k in a.noisy:
-            slope, r, err = probe(model, a.n, k, np.random.default_rng([a.seed, k]))
+            slope, r, err = probe(model, a.n, k, np.random.default_rng([a.seed, k]), a.device)
             print(f"{w}: {images / 1e6 if images else float('nan'):.1f}M images, {k:2d} noisy patches: slope {slope:+.3f}, r {r:+.3f}, "
                   f"|count error| {err:.2f} px", flush=True)
 

@@ -285,6 +285,26 @@ def test_cell_presets_fit_the_shipping_budget() -> None:
         assert 2 * n < 24e6, (preset, n)  # bf16 bytes; the shipped Sudoku SRM must stay <= 20 MB
 
 
+
+def test_unet_s_g16_is_unet_s_with_two_channels_a_group() -> None:
+    """The Even Pixels race's variant: the same weights, normalised in groups of two channels."""
+    s, g = make_config("even-pixels", "srm", "unet-s"), make_config("even-pixels", "srm", "unet-s-g16")
+    assert {**s.model, "groups": 16} == g.model and s.model["groups"] == 32
+    assert (s.batch_size, s.lr, s.ema_decay) == (g.batch_size, g.lr, g.ema_decay)
+    ms, mg = build_model(s.arch, s.model), build_model(g.arch, g.model)
+    assert sum(p.numel() for p in ms.parameters()) == sum(p.numel() for p in mg.parameters())
+    norms = [m for m in mg.modules() if isinstance(m, torch.nn.GroupNorm)]
+    assert norms and all(m.num_groups == 16 for m in norms) and min(m.num_channels for m in norms) == 32
+    mg.load_state_dict(ms.state_dict())  # same shapes; only the normalisation differs
+    torch.manual_seed(0)
+    for p in ms.parameters():  # break the zero-initialised output so the difference can show
+        p.data.add_(0.02 * torch.randn_like(p))
+    mg.load_state_dict(ms.state_dict())
+    x, t = torch.randn(2, 3, 32, 32), torch.full((2, 64), 0.5)
+    with torch.no_grad():
+        a, b = ms(x, t).mean, mg(x, t).mean
+    assert a.shape == b.shape == x.shape and not torch.allclose(a, b, atol=1e-4)
+
 def test_cell_rcb_is_cell_aux_without_the_class_loss() -> None:
     """The position-code ablation differs from cell-aux only by the class head and its loss."""
     rcb, aux = make_config("sudoku", "srm", "cell-rcb"), make_config("sudoku", "srm", "cell-aux")
