@@ -1,7 +1,7 @@
 # Samples and scores a trained baseline on its task's canonical test set with `srm-bench sample`
 # and `srm-bench evaluate` (result JSON and per-sample CSV in RESULTS, leaderboard-ready).
 # Usage (GPU machine; one GPU per call, run several in the background for several GPUs):
-#   [GPU=0] [NFE=1000] [ETA=1] [N=500] [DEVICE=cuda] [RAMP=even|reference] bash benchmarks/device/eval.sh WEIGHTS RESULTS JOB...
+#   [GPU=0] [NFE=1000] [ETA=1] [N=500] [SEED=0] [DEVICE=cuda] [RAMP=even|reference] bash benchmarks/device/eval.sh WEIGHTS RESULTS JOB...
 # JOB is SPLIT:SAMPLER[@OVERLAP] with SAMPLER one of parallel, predicted, predicted-entropy,
 # random, graph; e.g. hard:predicted (Sudoku) or :predicted@0.95 (Even Pixels: no split, overlap 0.95).
 # The task comes from the weights.
@@ -24,7 +24,7 @@ for job in "$@"; do
   [ -n "$split" ] && a+=(--split $split)
   h5=/tmp/samples-$$-$split-$s.h5
   t0=$(date +%s)
-  srm-bench -q sample "$w" "${a[@]}" --steps ${NFE:-1000} --eta ${ETA:-1} -n ${N:-500} \
+  srm-bench -q sample "$w" "${a[@]}" --steps ${NFE:-1000} --eta ${ETA:-1} -n ${N:-500} --seed ${SEED:-0} \
       --batch-size ${N:-500} --device ${DEVICE:-cuda} -o $h5 \
     && srm-bench -q evaluate $h5 --out $res --device ${DEVICE:-cuda} --json > $res/last-$split-$s.json \
     && python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], {k: round(v['value'], 4) for k, v in r['metrics'].items()})" $res/last-$split-$s.json "$job eta=${ETA:-1} nfe=${NFE:-1000} $(( $(date +%s) - t0 ))s"

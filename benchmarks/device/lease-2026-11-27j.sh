@@ -1,6 +1,7 @@
 # Lease j (prepared 2026-11-27 after lease i, not run yet; edit this header when it runs): the
 # Sudoku DDPM to the SRM's budget, the last item of issue 11's bar, and the shipped srm-sudoku's
-# reproduce check on a fresh host by its name. Every call stands alone (lease h lost its host
+# reproduce check on a fresh host by its name, with its hard row drawn again with sampling seed 1.
+# Every call stands alone (lease h lost its host
 # between calls): it carries its start weights, trains, and returns weights, logs and results.
 #
 # The DDPM (`ddpm-cell-aux`, the SRM's CellNet with the mask and masked image concatenated) has
@@ -34,9 +35,12 @@ STOP=${STOP:-91050}; COOL=${COOL:-11000}
 case $1 in
 ddpm)
   if [ -n "${REPRO:-}" ]; then
-    # the shipped srm-sudoku's hard, predicted-order file, found by its weights' hash (no --checkpoint)
+    # the shipped srm-sudoku's hard, predicted-order file, found by its weights' hash (no --checkpoint),
+    # and beside it the same row with another sampling seed: is 0.504 more than this seed's luck?
     F=$(ls leaderboard/results/baselines/sudoku-2026-11-27i/sudoku-hard-srm-cellnet-cell-aux-tpl-20261127T021333Z-*.json | head -1)
-    CUDA_VISIBLE_DEVICES=0 timeout 150 srm-bench reproduce $F --device cuda 2>&1 | tail -2
+    CUDA_VISIBLE_DEVICES=0 timeout 150 srm-bench reproduce $F --device cuda 2>&1 | tail -2 &
+    GPU=1 SEED=1 timeout 150 bash $E baselines/weights/sudoku-srm-cell-aux-tpl.safetensors $R/seed1 hard:predicted 2>&1 | tail -1 &
+    wait
   fi
   # training stops 80 s before the end of the call at the latest, leaving the scores their ~55 s
   NPROC=$NGPU BASELINE=ddpm RUN=ddpm-cell-aux COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/sudoku_cell.sh cell-aux \
