@@ -251,7 +251,6 @@ def _unet_s(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
                        ckpt_every=1000, **common)
 
 
-
 def _unet_s_g16(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
     """``unet-s`` with 16 GroupNorm groups instead of 32: two channels a group at full resolution,
     the paper's UNet's ratio (base 64, 32 groups). With one channel a group, GroupNorm removes each
@@ -259,6 +258,7 @@ def _unet_s_g16(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig
     colour count the task is about. Same parameters as ``unet-s`` (GroupNorm's are per channel)."""
     cfg = _unet_s(task, baseline, common)
     return replace(cfg, model={**cfg.model, "groups": 16})
+
 
 PRESET_FACTORIES = {
     "paper": _paper, "small": _small, "unet-s": _unet_s, "unet-s-g16": _unet_s_g16, "tiny": _tiny, "dit-s": _dit_preset("S"), "dit-b": _dit_preset("B"),

@@ -203,9 +203,9 @@ GZIP_SUFFIX = ".gz"
 
 
 def per_sample_path(folder: str | Path, name: str) -> Path | None:
-    """The per-sample file ``name`` beside a result JSON in ``folder``: the plain CSV, or, where only
-    that is there, its gzip-compressed copy ``name + ".gz"`` (committed results are stored so to
-    keep the repository small). None where neither exists."""
+    """The per-sample file ``name`` beside a result JSON in ``folder``: the plain CSV or, where it is
+    absent, its gzip-compressed copy ``name + ".gz"`` (committed results are stored so, to keep the
+    repository small). None where neither exists."""
     plain = Path(folder) / name
     if plain.is_file():
         return plain

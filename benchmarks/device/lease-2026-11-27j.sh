@@ -26,10 +26,7 @@
 # call scores the DDPM with parallel sampling on easy, medium and hard (500 puzzles, 1000 NFE,
 # eta 1, one GPU each, ~55 s).
 source benchmarks/device/setup.sh
-T0=${T0:-$(date +%s)}
-NGPU=$(nvidia-smi -L | wc -l)
-left() { echo $(( ${END:-560} - ($(date +%s) - T0) )); }
-mins() { python3 -c "print(round(max(0.5, ($(left) - $1) / 60), 2))"; }
+source benchmarks/device/lease.sh
 E=benchmarks/device/eval.sh; R=/tmp/results; W=/tmp/runs
 STOP=${STOP:-91050}; COOL=${COOL:-11000}
 case $1 in

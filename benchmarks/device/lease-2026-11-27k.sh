@@ -22,9 +22,7 @@
 # (GPUs 2-3 continue the trunk from runs/k-trunk.safetensors if it is carried too; with the Even
 # Pixels shipped weights moved out of the tree the three 6.4 MB files fit the 64 MiB carry.)
 source benchmarks/device/setup.sh
-T0=${T0:-$(date +%s)}
-left() { echo $(( ${END:-560} - ($(date +%s) - T0) )); }
-mins() { python3 -c "print(round(max(0.5, ($(left) - $1) / 60), 2))"; }
+source benchmarks/device/lease.sh
 W=/tmp/runs
 P=benchmarks/probe_even_pixels_count.py
 probe() { CUDA_VISIBLE_DEVICES=$1 timeout $(left) python $P $2 -n 1024 --noisy 1 4 16 24 --device cuda; }

@@ -22,9 +22,7 @@
 #   for r in poly-small poly-unet-s stars-small poly-ddpm; do cat weights-$r.part-* > runs/l-$r.safetensors; done
 #   export T0=$(date +%s); END=560 bash benchmarks/device/lease-2026-11-27l.sh more
 source benchmarks/device/setup.sh
-T0=${T0:-$(date +%s)}
-left() { echo $(( ${END:-560} - ($(date +%s) - T0) )); }
-mins() { python3 -c "print(round(max(0.5, ($(left) - $1) / 60), 2))"; }
+source benchmarks/device/lease.sh
 run() {  # GPU RUN TASK BASELINE PRESET INIT
   TASK=$3 BASELINE=$4 GPUS=$1 RUN=$2 COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=256 \
     bash benchmarks/device/train.sh $5 $(mins 40) $6
