@@ -101,6 +101,29 @@ def leaderboard(task: str | None, results: tuple[Path, ...], fmt: str, appendix:
     _write_text(render(frame, fmt, task=task, appendix=appendix), out)
 
 
+@click.command("compare", epilog="""\b
+Examples:
+  srm-bench compare results/mine.json leaderboard/results/baselines/sudoku-2026-11-27i/<hard, predicted>.json
+  srm-bench compare a.json b.json --metric l1 --json""")
+@click.argument("result_a", type=click.Path(path_type=Path))
+@click.argument("result_b", type=click.Path(path_type=Path))
+@click.option("--metric", "-m", default=None, help="Metric to compare [accuracy, else the first].")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+def compare(result_a: Path, result_b: Path, metric: str | None, as_json: bool) -> None:
+    """Is A better than B? A paired test where both score the same puzzles (Sudoku), else unpaired.
+
+    Both results are checked as the leaderboard checks them and must score the same task, split,
+    dataset and evaluator. Prints both figures, the difference A - B with its 95% interval and the
+    test's two-sided p-value: for accuracy on the same puzzles, the exact sign test on the puzzles
+    only one of the two solves (McNemar); for a mean such as L1, the Wilcoxon signed-rank test.
+    Without a puzzle column (Even Pixels, Counting): Fisher's exact test or Welch's t-test.
+    """
+    from .compare import compare_results, format_comparison, to_json
+
+    c = compare_results(result_a, result_b, metric)
+    click.echo(to_json(c) if as_json else format_comparison(c), nl=False)
+
+
 @click.group("plot")
 def plot() -> None:
     """Figures from the results: accuracy per difficulty, accuracy vs overlap, sample grids (PNG).

@@ -202,7 +202,7 @@ def check_entry(res: Result, name: str, path: Path, backing: Mapping[str, Mappin
             raise SrmBenchError(f"{name}: provenance {provenance!r} is only for results committed under leaderboard/results/ "
                                 "(or identical to one); use 'user'")
     if provenance != "paper":
-        _check_per_sample(res, name, path)
+        check_per_sample(res, name, path)
 
 
 def _tsampling(training: Mapping[str, Any]) -> Any:
@@ -215,8 +215,9 @@ def _tsampling(training: Mapping[str, Any]) -> Any:
     return rule
 
 
-def _check_per_sample(res: Result, name: str, path: Path) -> None:
-    """Recompute every metric from the per-sample CSV written beside the JSON."""
+def check_per_sample(res: Result, name: str, path: Path) -> None:
+    """Recompute every metric from the per-sample CSV written beside the JSON (``path``); raise
+    ``SrmBenchError`` naming ``name`` where they disagree, the file is missing or its hash differs."""
     from srm_bench.stats import wilson_interval
 
     file = res.get("per_sample_file")

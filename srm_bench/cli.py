@@ -33,6 +33,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "reproduce": ("srm_bench.baselines.cli:reproduce", "Draw a baseline result's samples again and compare their hash."),
     "leaderboard": ("srm_bench.leaderboard.cli:leaderboard", "Results side by side with the paper's figures (md, LaTeX, CSV, HTML, JSON)."),
     "plot": ("srm_bench.leaderboard.cli:plot", "Plots from results: accuracy per difficulty, vs overlap, sample grids (PNG)."),
+    "compare": ("srm_bench.leaderboard.cli:compare", "Is model A better than B? A paired test on two result files."),
 }
 
 
