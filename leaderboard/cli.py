@@ -116,7 +116,7 @@ def compare(result_a: Path, result_b: Path, metric: str | None, as_json: bool) -
     dataset and evaluator. Prints both figures, the difference A - B with its 95% interval and the
     test's two-sided p-value: for accuracy on the same puzzles, the exact sign test on the puzzles
     only one of the two solves (McNemar); for a mean such as L1, the Wilcoxon signed-rank test.
-    Without a puzzle column (Even Pixels, Counting): Fisher's exact test or Welch's t-test.
+    For the unconditional tasks (Even Pixels, Counting: independent draws): Fisher's exact test or Welch's t-test.
     """
     from .compare import compare_results, format_comparison, to_json
 
