@@ -16,7 +16,6 @@ per-sample file), and must score the same task, split, dataset and evaluator.
 """
 from __future__ import annotations
 
-import io
 import json
 import math
 from pathlib import Path
@@ -26,23 +25,19 @@ import numpy as np
 import pandas as pd
 
 from srm_bench.errors import SrmBenchError
-from srm_bench.results import Result, load_result, per_sample_path, read_per_sample_bytes
+from srm_bench.results import Result, load_result
 from srm_bench.stats import Z95, wilson_interval
 
-from .store import check_per_sample, sampler_label
+from .store import RATE_VALUES, check_per_sample, sampler_label
 
 
 def _load(path: Path) -> tuple[Result, pd.DataFrame]:
     res = load_result(path)
-    file = res.get("per_sample_file")
-    if not file:
+    frame = check_per_sample(res, str(path), path)
+    if frame is None:
         raise SrmBenchError(f"{path}: the result has no per-sample file, so it cannot be compared sample by sample; "
                             "re-run 'srm-bench evaluate' with --out")
-    check_per_sample(res, str(path), path)
-    csv = per_sample_path(path.parent, file)
-    if csv is None:  # pragma: no cover - check_per_sample has just found it
-        raise SrmBenchError(f"{path}: its per-sample file {file} is missing")
-    return res, pd.read_csv(io.BytesIO(read_per_sample_bytes(csv)))
+    return res, frame
 
 
 def _same(a: Result, b: Result, pa: Path, pb: Path) -> None:
@@ -57,13 +52,6 @@ def _same(a: Result, b: Result, pa: Path, pb: Path) -> None:
         if ka[field] != kb[field] and not (field == "dataset" and None in (ka[field], kb[field])):
             raise SrmBenchError(f"{pa.name} and {pb.name} score different {what}: {ka[field]} vs {kb[field]}; "
                                 "compare results of the same benchmark split, scored by the same evaluator")
-
-
-def _flags(col: pd.Series, name: str) -> np.ndarray:
-    flags = col.map({True: True, False: False, "True": True, "False": False})
-    if flags.isna().any():
-        raise SrmBenchError(f"{name}: holds values other than True/False")
-    return flags.to_numpy(dtype=bool)
 
 
 def _paired(a: np.ndarray, b: np.ndarray, kind: str) -> dict[str, Any]:
@@ -127,12 +115,9 @@ def compare_results(path_a: str | Path, path_b: str | Path, metric: str | None =
         if metric not in r["metrics"]:
             raise SrmBenchError(f"{p.name} has no metric {metric!r}; it has {', '.join(r['metrics'])}")
     kind = ra["metrics"][metric]["kind"]
-    for f, p in ((fa, pa), (fb, pb)):
-        if metric not in f.columns:  # check_per_sample makes this unreachable for a metric of the result
-            raise SrmBenchError(f"{p.name}: its per-sample file has no {metric!r} column")
 
-    def values(f: pd.DataFrame, p: Path) -> np.ndarray:
-        return _flags(f[metric], f"{p.name}, column {metric!r}") if kind == "rate" else f[metric].to_numpy(np.float64)
+    def values(f: pd.DataFrame) -> np.ndarray:  # check_per_sample has checked the column's values
+        return f[metric].map(RATE_VALUES).to_numpy(bool) if kind == "rate" else f[metric].to_numpy(np.float64)
 
     # Paired where a sample answers a given puzzle (Sudoku); the samples of an unconditional task
     # are independent draws, whatever index they carry.
@@ -153,9 +138,9 @@ def compare_results(path_a: str | Path, path_b: str | Path, metric: str | None =
             raise SrmBenchError(f"{pa.name} and {pb.name} score different puzzles ({len(fa)} and {len(fb)}, {common} "
                                 "in common); sample the same puzzles (same --split and -n) to compare them")
         fb = fb.set_index("puzzle").loc[fa["puzzle"]].reset_index()
-        test = _paired(values(fa, pa), values(fb, pb), kind)
+        test = _paired(values(fa), values(fb), kind)
     else:
-        test = _unpaired(values(fa, pa), values(fb, pb), kind)
+        test = _unpaired(values(fa), values(fb), kind)
 
     def side(r: Result, p: Path) -> dict[str, Any]:
         m = r["metrics"][metric]

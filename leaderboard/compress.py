@@ -9,12 +9,11 @@ CSV whose hash does not match its result is left alone (the leaderboard reports 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 from pathlib import Path
 
 from srm_bench.errors import SrmBenchError
-from srm_bench.results import compress_per_sample, per_sample_path, read_per_sample_bytes
+from srm_bench.results import compress_per_sample, per_sample_path
 
 
 def compress_tree(roots: list[Path]) -> tuple[int, int, int, list[str]]:
@@ -36,12 +35,12 @@ def compress_tree(roots: list[Path]) -> tuple[int, int, int, list[str]]:
             csv = per_sample_path(js.parent, name)
             if csv is None or csv.name != name:
                 continue  # missing, or already compressed
-            want = res.get("per_sample_sha256")
-            if want is not None and hashlib.sha256(read_per_sample_bytes(csv)).hexdigest() != want:
-                problems.append(f"{csv}: does not match the per_sample_sha256 of {js.name}; left as it is")
-                continue
             size = csv.stat().st_size
-            packed = compress_per_sample(csv)
+            try:
+                packed = compress_per_sample(csv, res.get("per_sample_sha256"))
+            except SrmBenchError as exc:
+                problems.append(f"{exc} ({js.name})")
+                continue
             done, before, after = done + 1, before + size, after + packed.stat().st_size
     return done, before, after, problems
 

@@ -215,14 +215,19 @@ def _tsampling(training: Mapping[str, Any]) -> Any:
     return rule
 
 
-def check_per_sample(res: Result, name: str, path: Path) -> None:
+# How a rate column's verdicts may read in a per-sample CSV (pandas parses True/False as booleans).
+RATE_VALUES = {True: True, False: False, "True": True, "False": False}
+
+
+def check_per_sample(res: Result, name: str, path: Path) -> pd.DataFrame | None:
     """Recompute every metric from the per-sample CSV written beside the JSON (``path``); raise
-    ``SrmBenchError`` naming ``name`` where they disagree, the file is missing or its hash differs."""
+    ``SrmBenchError`` naming ``name`` where they disagree, the file is missing or its hash differs.
+    Returns the checked per-sample table (None for a result written without one)."""
     from srm_bench.stats import wilson_interval
 
     file = res.get("per_sample_file")
     if file is None:
-        return  # a result written without one (evaluate(out=None) then saved by hand): ranges are all we can check
+        return None  # a result written without one (evaluate(out=None) then saved by hand): ranges are all we can check
     if not isinstance(file, str) or Path(file).name != file or file in ("", ".", ".."):
         raise SrmBenchError(f"{name}: per_sample_file must be a file name beside the JSON (got {file!r})")
     csv = per_sample_path(path.parent, file)
@@ -251,7 +256,7 @@ def check_per_sample(res: Result, name: str, path: Path) -> None:
         if m.get("n") is not None and m["n"] != len(col):
             raise SrmBenchError(f"{name}: metric {metric!r} has n = {m['n']}, but {file} has {len(col)} rows")
         if m["kind"] == "rate":
-            flags = col.map({True: True, False: False, "True": True, "False": False})
+            flags = col.map(RATE_VALUES)
             if flags.isna().any():
                 raise SrmBenchError(f"{name}: column {metric!r} of {file} holds values other than True/False")
             k, n = int(flags.sum()), len(flags)
@@ -268,6 +273,7 @@ def check_per_sample(res: Result, name: str, path: Path) -> None:
         ci95 = m.get("ci95")
         if ci is not None and ci95 is not None and max(abs(a - float(b)) for a, b in zip(ci, ci95)) > tol:
             raise SrmBenchError(f"{name}: metric {metric!r} has the interval {ci95}, but {file} gives {ci}")
+    return frame
 
 
 def load_entries(dirs: Iterable[str | Path], problems: list[str] | None = None) -> list[Entry]:

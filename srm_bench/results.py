@@ -233,24 +233,25 @@ def read_per_sample_bytes(path: str | Path) -> bytes:
     return data
 
 
-def compress_per_sample(path: str | Path) -> Path:
+def compress_per_sample(path: str | Path, sha256: str | None = None) -> Path:
     """Replace a plain per-sample CSV by ``path + ".gz"`` (deterministic bytes: level 9, no time
-    stamp), written to a temporary file first and checked to decompress to the same bytes; the
-    plain file is removed only then. Returns the new path."""
+    stamp), written to a temporary file first; the plain file is removed only then. With ``sha256``
+    (the result's ``per_sample_sha256``), a CSV of other bytes is refused and left as it is.
+    A path already ending in ``.gz`` is returned as it is. Returns the new path."""
     import gzip
+    import hashlib
     import os
 
     path = Path(path)
-    data = read_per_sample_bytes(path)
     if path.name.endswith(GZIP_SUFFIX):
         return path
-    packed = gzip.compress(data, compresslevel=9, mtime=0)
-    if gzip.decompress(packed) != data:  # pragma: no cover - zlib would have to be broken
-        raise SrmBenchError(f"{path}: gzip round trip failed; file left as it was")
+    data = read_per_sample_bytes(path)
+    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
+        raise SrmBenchError(f"{path}: does not match the per_sample_sha256 of its result; left as it is")
     target = path.with_name(path.name + GZIP_SUFFIX)
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
-        tmp.write_bytes(packed)
+        tmp.write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
         os.replace(tmp, target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)

@@ -814,7 +814,8 @@ def test_compress_leaves_a_csv_that_does_not_match_its_hash(tmp_path, capsys):
     res["per_sample_sha256"] = "0" * 64
     (d / "b.json").write_text(json.dumps(res))
     assert main([str(d)]) == 1
-    assert "does not match the per_sample_sha256 of b.json" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "b.per_sample.csv: does not match the per_sample_sha256 of its result; left as it is (b.json)" in out
     assert (d / "b.per_sample.csv").is_file() and not (d / "b.per_sample.csv.gz").exists()
     assert main([str(tmp_path / "nowhere")]) == 1
 
