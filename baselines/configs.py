@@ -32,6 +32,10 @@ class UNetConfig:
     groups: int = 32
     emb_channels: int = 512
     time_channels: int = 256  # sinusoid width before the MLP
+    # Width of the global-context branch (ours, not the paper's; 0 = off): image-wide sums of
+    # pointwise features of the clean part of the input, in fp32, added after the second
+    # GroupNorm of every residual block and after the output GroupNorm.
+    global_context: int = 0
     arch: str = field(default="unet")
 
     def validate(self) -> None:
@@ -40,6 +44,8 @@ class UNetConfig:
         for m in self.channel_mult:
             if (m * self.base_channels) % self.groups:
                 raise SrmBenchError(f"channels {m * self.base_channels} not divisible by {self.groups} groups")
+        if self.global_context < 0:
+            raise SrmBenchError(f"global_context must be >= 0 (0 = off), got {self.global_context}")
 
     def to_dict(self) -> dict:
         d = asdict(self)

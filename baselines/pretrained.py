@@ -4,7 +4,7 @@
 ``weights/models.json`` is the catalogue: per model its file (bf16 safetensors with the
 training config and record as metadata), SHA-256 pin, task, preset, status, training budget
 and the accuracies measured so far with where they were measured (a row's ``overlap`` and ``ramp``,
-where present, are the sequential sampler's). The pin is checked every
+where present, are the sequential sampler's; its ``seed``, where present, the sampling seed, else 0). The pin is checked every
 time a model is loaded. Torch-free, so that ``srm-bench models`` is instant.
 """
 from __future__ import annotations
@@ -56,7 +56,7 @@ def describe(name: str, entry: dict[str, Any]) -> list[str]:
     for m in entry.get("measured", []):
         ci = f" [{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}]" if m.get("ci95") else ""
         sampler = (m["sampler"] + (f" +overlap {m['overlap']:g}" if m.get("overlap") else "")
-                   + (f" ({m['ramp']} ramp)" if m.get("ramp") else ""))
+                   + (f" ({m['ramp']} ramp)" if m.get("ramp") else "") + (f", seed {m['seed']}" if m.get("seed") else ""))
         lines.append(f"  {m['split']:6s} {sampler:35s} {m['nfe']:4d} NFE eta {m['eta']:g}: "
                      f"accuracy {m['accuracy']:.3f}{ci} on {m['count']} "
                      f"({m['where']}{', ' + m['result'] if m.get('result') else ''})")

@@ -7,6 +7,14 @@ resolutions) and added by every residual block as a per-pixel bias before its se
 GroupNorm. The embedding is computed once per resolution, not per block (the same maths
 as per block, with far less memory).
 
+With ``global_context > 0`` (ours, not the paper's) a global-context branch adds what GroupNorm
+takes away. Every GroupNorm subtracts each group's image-wide mean, so with one or two channels a
+group no residual branch and not the output head can see an image-wide sum: Even Pixels' colour
+count. The branch sums pointwise features of the input over the image in fp32, weighted by each
+pixel's clean-ness 1 - t, and adds a projection of the sums to every residual block after its
+second GroupNorm (and to the output head after its GroupNorm). Its projections start at zero, so at initialisation the network computes
+what the plain UNet computes.
+
 Outputs: the mean prediction (C channels), the learned-variance interpolation v (C
 channels, used as (v + 1) / 2 as in iDDPM) and one log-variance channel averaged
 over each patch: the predicted uncertainty.
@@ -32,7 +40,7 @@ def zero_module(m: nn.Module) -> nn.Module:
 
 
 class ResBlock(nn.Module):
-    def __init__(self, cin: int, cout: int, emb: int, dropout: float, groups: int) -> None:
+    def __init__(self, cin: int, cout: int, emb: int, dropout: float, groups: int, context: int = 0) -> None:
         super().__init__()
         self.norm1 = nn.GroupNorm(groups, cin)
         self.conv1 = nn.Conv2d(cin, cout, 3, padding=1)
@@ -41,12 +49,41 @@ class ResBlock(nn.Module):
         self.drop = nn.Dropout(dropout)
         self.conv2 = zero_module(nn.Conv2d(cout, cout, 3, padding=1))
         self.skip = nn.Identity() if cin == cout else nn.Conv2d(cin, cout, 1)
+        # the global context's per-channel shift after the second GroupNorm (zero at the start)
+        self.ctx = zero_module(nn.Linear(context, cout)) if context else None
 
-    def forward(self, x: torch.Tensor, emb: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, emb: torch.Tensor, ctx: torch.Tensor | None = None) -> torch.Tensor:
         h = self.conv1(F.silu(self.norm1(x)))
         h = h + self.emb(emb)  # per-pixel noise-level bias, added before the GroupNorm
-        h = self.conv2(self.drop(F.silu(self.norm2(h))))
+        h = self.norm2(h)
+        if self.ctx is not None and ctx is not None:
+            h = h + self.ctx(ctx)[:, :, None, None]  # after the GroupNorm, which would remove it
+        h = self.conv2(self.drop(F.silu(h)))
         return self.skip(x) + h
+
+
+class GlobalContext(nn.Module):
+    """Image-wide sums of pointwise features of the clean part of the input, in fp32.
+
+    ``forward(x, clean)``: ``x`` (B, C, H, W) the network's input, ``clean`` (B, 1, H, W) each
+    pixel's 1 - t. Features f = MLP_1x1([x, clean]) are summed over the image weighted by
+    ``clean`` and divided by the pixel count; the sums and the clean fraction go through an MLP to
+    an ``out``-wide vector (B, out). Autocast is off inside: a count of one pixel in 1,024 is below
+    bf16's resolution.
+    """
+
+    def __init__(self, cin: int, width: int, out: int) -> None:
+        super().__init__()
+        self.point = nn.Sequential(nn.Conv2d(cin + 1, width, 1), nn.SiLU(), nn.Conv2d(width, width, 1))
+        self.mlp = nn.Sequential(nn.Linear(width + 1, out), nn.SiLU(), nn.Linear(out, out), nn.SiLU())
+
+    def forward(self, x: torch.Tensor, clean: torch.Tensor) -> torch.Tensor:
+        with torch.autocast(x.device.type, enabled=False):
+            x, clean = x.float(), clean.float()
+            f = self.point(torch.cat([x, clean], dim=1))
+            n = clean.shape[-1] * clean.shape[-2]
+            sums = (f * clean).sum(dim=(2, 3)) / n
+            return cast(torch.Tensor, self.mlp(torch.cat([sums, clean.sum(dim=(2, 3)) / n], dim=1)))
 
 
 class AttnBlock(nn.Module):
@@ -103,6 +140,8 @@ class UNet(nn.Module):
         self.grid = (c.image_size // c.patch_size, c.image_size // c.patch_size)
         self.emb_mlp = nn.Sequential(nn.Linear(c.time_channels, emb), nn.SiLU(), nn.Linear(emb, emb))
         self.conv_in = nn.Conv2d(c.in_channels + c.cond_channels, base, 3, padding=1)
+        gc = 2 * c.global_context  # width of the context vector the blocks receive (0: no branch)
+        self.context = GlobalContext(c.in_channels + c.cond_channels, c.global_context, gc) if gc else None
         sizes = [c.image_size]
         for _ in range(len(c.channel_mult) - 1):
             sizes.append((sizes[-1] + 1) // 2)
@@ -112,7 +151,7 @@ class UNet(nn.Module):
         ch = base
         for level, mult in enumerate(c.channel_mult):
             for _ in range(c.num_res_blocks):
-                blocks: list[nn.Module] = [ResBlock(ch, mult * base, emb, c.dropout, c.groups)]
+                blocks: list[nn.Module] = [ResBlock(ch, mult * base, emb, c.dropout, c.groups, gc)]
                 ch = mult * base
                 if sizes[level] in c.attention_resolutions:
                     blocks.append(AttnBlock(ch, c.head_channels, c.groups))
@@ -121,12 +160,12 @@ class UNet(nn.Module):
             if level < len(c.channel_mult) - 1:
                 self.down.append(nn.ModuleList([Down(ch)]))
                 skips.append(ch)
-        self.mid = nn.ModuleList([ResBlock(ch, ch, emb, c.dropout, c.groups), AttnBlock(ch, c.head_channels, c.groups),
-                                  ResBlock(ch, ch, emb, c.dropout, c.groups)])
+        self.mid = nn.ModuleList([ResBlock(ch, ch, emb, c.dropout, c.groups, gc), AttnBlock(ch, c.head_channels, c.groups),
+                                  ResBlock(ch, ch, emb, c.dropout, c.groups, gc)])
         self.up = nn.ModuleList()
         for level, mult in reversed(list(enumerate(c.channel_mult))):
             for j in range(c.num_res_blocks + 1):
-                blocks = [ResBlock(ch + skips.pop(), mult * base, emb, c.dropout, c.groups)]
+                blocks = [ResBlock(ch + skips.pop(), mult * base, emb, c.dropout, c.groups, gc)]
                 ch = mult * base
                 if sizes[level] in c.attention_resolutions:
                     blocks.append(AttnBlock(ch, c.head_channels, c.groups))
@@ -134,6 +173,7 @@ class UNet(nn.Module):
                     blocks.append(Up(ch))
                 self.up.append(nn.ModuleList(blocks))
         self.norm_out = nn.GroupNorm(c.groups, ch)
+        self.ctx_out = zero_module(nn.Linear(gc, ch)) if gc else None
         self.conv_out = zero_module(nn.Conv2d(ch, 2 * c.in_channels + 1, 3, padding=1))
 
     def _embedding_at(self, full: torch.Tensor, size: int, dtype: torch.dtype) -> torch.Tensor:
@@ -142,9 +182,8 @@ class UNet(nn.Module):
         e = self.emb_mlp(timestep_embedding(m[:, 0], self.config.time_channels).to(dtype))
         return F.silu(e).permute(0, 3, 1, 2)
 
-    def _embeddings(self, t: torch.Tensor, dtype: torch.dtype) -> dict[int, torch.Tensor]:
-        """The embedding map of every resolution, computed once per forward pass."""
-        full = pixel_levels(t.float(), self.grid, self.config.patch_size)
+    def _embeddings(self, full: torch.Tensor, dtype: torch.dtype) -> dict[int, torch.Tensor]:
+        """The embedding map of every resolution from the pixel level map, computed once per forward pass."""
         return {size: self._embedding_at(full, size, dtype) for size in self.sizes}
 
     def forward(self, x: torch.Tensor, t: torch.Tensor, cond: torch.Tensor | None = None) -> DenoiserOutput:
@@ -156,24 +195,34 @@ class UNet(nn.Module):
                 raise SrmBenchError("this model takes conditioning channels (mask and masked image); pass cond")
             x = torch.cat([x, cond], dim=1)
         dtype = torch.get_autocast_dtype("cuda") if x.is_cuda and torch.is_autocast_enabled("cuda") else x.dtype
-        embs = self._embeddings(t, dtype)
+        full = pixel_levels(t.float(), self.grid, self.config.patch_size)
+        embs = self._embeddings(full, dtype)
+        ctx = None if self.context is None else self.context(x, 1.0 - full).to(dtype)
         h = self.conv_in(x)
         hs = [h]
+
+        def apply(blk: nn.Module, h: torch.Tensor) -> torch.Tensor:
+            if isinstance(blk, Down):
+                return cast(torch.Tensor, blk(h))
+            if isinstance(blk, ResBlock):
+                return blk(h, embs[h.shape[-1]], ctx)
+            return cast(torch.Tensor, blk(h, embs[h.shape[-1]]))
+
         for blocks in self.down:
             for blk in cast(nn.ModuleList, blocks):
-                h = blk(h, embs[h.shape[-1]]) if not isinstance(blk, Down) else blk(h)
+                h = apply(blk, h)
             hs.append(h)
         for blk in self.mid:
-            h = blk(h, embs[h.shape[-1]])
+            h = apply(blk, h)
         for blocks in self.up:
             skip = hs.pop()
             h = torch.cat([h, skip], dim=1)
             for blk in cast(nn.ModuleList, blocks):
-                if isinstance(blk, Up):
-                    h = blk(h, hs[-1].shape[-2:])
-                else:
-                    h = blk(h, embs[h.shape[-1]])
-        out = self.conv_out(F.silu(self.norm_out(h))).float()
+                h = blk(h, hs[-1].shape[-2:]) if isinstance(blk, Up) else apply(blk, h)
+        h = self.norm_out(h)
+        if self.ctx_out is not None and ctx is not None:
+            h = h + self.ctx_out(ctx)[:, :, None, None]
+        out = self.conv_out(F.silu(h)).float()
         ci = c.in_channels
         logvar = F.avg_pool2d(out[:, 2 * ci:], c.patch_size).flatten(1)
         return DenoiserOutput(out[:, :ci], out[:, ci:2 * ci], logvar)

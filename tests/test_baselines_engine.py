@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from srm_bench.baselines.diffusion import pixel_levels
 from srm_bench.baselines.presets import make_config, with_overrides
 from srm_bench.baselines.streams import EvenPixelsStream, SudokuStream, hsv_to_rgb8_torch
 from srm_bench.baselines.train import build_model, load_weights, train
@@ -304,6 +305,50 @@ def test_unet_s_g16_is_unet_s_with_two_channels_a_group() -> None:
     with torch.no_grad():
         a, b = ms(x, t).mean, mg(x, t).mean
     assert a.shape == b.shape == x.shape and not torch.allclose(a, b, atol=1e-4)
+
+def test_unet_s_gc_starts_as_unet_s_and_sees_image_wide_sums_of_clean_pixels() -> None:
+    """The global-context variant: at initialisation it computes what ``unet-s`` computes with the
+    same shared weights (its projections start at zero); once they are not zero, what it adds to
+    the output moves with the clean pixels' image-wide mean, which GroupNorm of one channel a group
+    removes from the plain UNet's branches; pure-noise pixels (t = 1) do not reach the context at all; it is fp32
+    under autocast."""
+    from srm_bench.baselines.unet import GlobalContext
+
+    s, c = make_config("even-pixels", "srm", "unet-s"), make_config("even-pixels", "srm", "unet-s-gc")
+    assert {**s.model, "global_context": 32} == c.model and s.model.get("global_context", 0) == 0
+    assert make_config("even-pixels", "srm", "unet-s-g16-gc").model == {**c.model, "groups": 16}
+    ms, mc = build_model(s.arch, s.model).eval(), build_model(c.arch, c.model).eval()  # no dropout
+    torch.manual_seed(0)
+    for p in ms.parameters():  # break the zero-initialised output so differences can show
+        p.data.add_(0.02 * torch.randn_like(p))
+    missing, unexpected = mc.load_state_dict(ms.state_dict(), strict=False)
+    assert not unexpected and missing and all(k.startswith("context.") or ".ctx" in k or k.startswith("ctx_out") for k in missing)
+    x, t = torch.randn(2, 3, 32, 32), torch.rand(2, 64)
+    with torch.no_grad():
+        assert torch.allclose(ms(x, t).mean, mc(x, t).mean, atol=1e-6)
+        for p in mc.parameters():  # now switch the projections on
+            if p.abs().sum() == 0:
+                p.data.add_(0.5 * torch.randn_like(p))
+        t = torch.zeros(2, 64)
+        t[:, :8] = 1.0  # the first patch row is pure noise, the rest clean
+        shifted = x.clone()
+        shifted[:, :, 4:] += 0.1  # the clean rows' mean moves
+        a, b = mc(x, t).mean, mc(shifted, t).mean
+        a0, b0 = ms(x, t).mean, ms(shifted, t).mean
+        # the two share every other weight, so what the context path adds is (mc - ms); inside the
+        # noisy row it moves with the clean rows' mean
+        moved = ((b - b0) - (a - a0))[:, :, :4].abs().mean()
+        assert moved > 0.1 * (b0 - a0)[:, :, :4].abs().mean()  # float32 noise would be ~1e-7
+        g = GlobalContext(3, 8, 16)
+        clean = (1 - pixel_levels(t, (8, 8), 4))
+        noisy_changed = x.clone()
+        noisy_changed[:, :, :4] = torch.randn(2, 3, 4, 32)
+        assert torch.equal(g(x, clean), g(noisy_changed, clean))  # t = 1 pixels are weighted 0
+        assert not torch.allclose(g(x, clean), g(shifted, clean))
+        with torch.autocast("cpu", dtype=torch.bfloat16):  # computed in fp32 under autocast
+            out = g(x, clean)
+        assert out.dtype == torch.float32 and torch.equal(out, g(x, clean))
+
 
 def test_cell_rcb_is_cell_aux_without_the_class_loss() -> None:
     """The position-code ablation differs from cell-aux only by the class head and its loss."""

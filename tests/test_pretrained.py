@@ -180,6 +180,7 @@ def test_every_measured_figure_is_backed_by_its_result_file() -> None:
             assert (res["split"], sampler, s["steps"], s["eta"]) == (m["split"], m["sampler"], m["nfe"], m["eta"]), m
             assert (s.get("overlap") or 0.0) == m.get("overlap", 0.0), m
             assert s.get("ramp", "even") == m.get("ramp", "even"), m
+            assert s.get("seed", 0) == m.get("seed", 0), m
             acc = res["metrics"]["accuracy"]
             assert acc["n"] == m["count"] and math.isclose(acc["value"], m["accuracy"], abs_tol=5e-5), m
             assert [round(x, 3) for x in acc["ci95"]] == m["ci95"], m

@@ -1,4 +1,5 @@
-# Lease j (prepared 2026-11-27 after lease i, not run yet; edit this header when it runs): the
+# Lease j (prepared 2026-11-27 after lease i; not run: lease-2026-11-27m.sh ran its DDPM on two GPUs beside
+# lease k's race, and its REPRO part as written). The
 # Sudoku DDPM to the SRM's budget, the last item of issue 11's bar, and the shipped srm-sudoku's
 # reproduce check on a fresh host by its name, with its hard row drawn again with sampling seed 1.
 # Every call stands alone (lease h lost its host

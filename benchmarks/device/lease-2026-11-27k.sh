@@ -1,4 +1,5 @@
-# Lease k (prepared 2026-11-27 after lease i, not run yet; edit this header when it runs): the Even
+# Lease k (prepared 2026-11-27 after lease i; not run: lease-2026-11-27m.sh ran its race-s / race-g16 part on
+# two GPUs; the paper-UNet and EMA-0.9999 runs were left out). The Even
 # Pixels network race that docs/even-pixels-baselines.md ("Next step (after the fourth lease)")
 # asks for. Every call stands alone: it carries its start weights, trains, probes on the GPU and
 # returns weights and logs.
