@@ -153,13 +153,18 @@ def lr_at(step: int, cfg: TrainConfig, warm_from: int = 0) -> float:
 
 def save_weights(path: Path, ema: torch.nn.Module, cfg: TrainConfig, record: dict[str, Any]) -> None:
     """The EMA weights in bf16 as safetensors, with the config and the training record as
-    metadata (what ``--init`` and ``sample`` need), written atomically."""
+    metadata (what ``--init`` and ``sample`` need), written atomically. Parameters under the
+    model's ``full_precision_prefixes`` (the UNet's global-context branch) stay float32."""
     import json
 
     from safetensors.torch import save_file
 
-    tensors = {k: v.detach().to("cpu", torch.bfloat16 if v.is_floating_point() else v.dtype).contiguous()
-               for k, v in ema.state_dict().items()}
+    keep = tuple(getattr(ema, "full_precision_prefixes", ()))
+
+    def stored(k: str, v: torch.Tensor) -> torch.dtype:
+        return (torch.float32 if keep and k.startswith(keep) else torch.bfloat16) if v.is_floating_point() else v.dtype
+
+    tensors = {k: v.detach().to("cpu", stored(k, v)).contiguous() for k, v in ema.state_dict().items()}
     meta = {"format": "srm-bench-weights", "version": "1", "config": json.dumps(cfg.to_dict()),
             "record": json.dumps(record)}
     tmp = path.with_name(path.name + ".tmp")
@@ -593,7 +598,6 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
     splits = tuple(eval_splits) if eval_splits else default_eval_splits(cfg.task)
     _check_options(cfg, data, splits, eval_every, eval_budget)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     ckpt_path = out / "last.pt"
 
     # Data: a device stream or a generated split.
@@ -614,6 +618,7 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
         log.info("continuing %s from step %d (%d images)", init, state.step, state.record["images"])
     else:
         state = TrainState.fresh(cfg, dev)
+    out.mkdir(parents=True, exist_ok=True)  # only now: a refused --init leaves no empty run folder
     begin = dict(state.record)  # this session's counts add to these
     start_step = state.step
 

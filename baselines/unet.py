@@ -67,14 +67,19 @@ class GlobalContext(nn.Module):
 
     ``forward(x, clean)``: ``x`` (B, C, H, W) the network's input, ``clean`` (B, 1, H, W) each
     pixel's 1 - t. Features f = MLP_1x1([x, clean]) are summed over the image weighted by
-    ``clean`` and divided by the pixel count; the sums and the clean fraction go through an MLP to
-    an ``out``-wide vector (B, out). Autocast is off inside: a count of one pixel in 1,024 is below
-    bf16's resolution.
+    ``clean`` and divided by the pixel count; each such mean is centred and scaled by learnt
+    parameters, (s - c) * exp(g) (c = g = 0 at the start), and with the clean fraction goes through an
+    MLP to an ``out``-wide vector (B, out). Autocast is off inside: a count of one pixel in 1,024 is
+    below bf16's resolution. The learnt gain is there because that one pixel moves a mean by ~1e-3:
+    a network must amplify it ~1,000x to use it, and AdamW moves a weight by about the learning rate
+    a step, so a weight would need ~10^5 steps to grow that large, a log-gain ~10^4.
     """
 
     def __init__(self, cin: int, width: int, out: int) -> None:
         super().__init__()
         self.point = nn.Sequential(nn.Conv2d(cin + 1, width, 1), nn.SiLU(), nn.Conv2d(width, width, 1))
+        self.centre = nn.Parameter(torch.zeros(width))
+        self.log_gain = nn.Parameter(torch.zeros(width))
         self.mlp = nn.Sequential(nn.Linear(width + 1, out), nn.SiLU(), nn.Linear(out, out), nn.SiLU())
 
     def forward(self, x: torch.Tensor, clean: torch.Tensor) -> torch.Tensor:
@@ -82,8 +87,9 @@ class GlobalContext(nn.Module):
             x, clean = x.float(), clean.float()
             f = self.point(torch.cat([x, clean], dim=1))
             n = clean.shape[-1] * clean.shape[-2]
-            sums = (f * clean).sum(dim=(2, 3)) / n
-            return cast(torch.Tensor, self.mlp(torch.cat([sums, clean.sum(dim=(2, 3)) / n], dim=1)))
+            means = (f * clean).sum(dim=(2, 3)) / n
+            scaled = (means - self.centre.float()) * self.log_gain.float().exp()
+            return cast(torch.Tensor, self.mlp(torch.cat([scaled, clean.sum(dim=(2, 3)) / n], dim=1)))
 
 
 class AttnBlock(nn.Module):
@@ -129,6 +135,9 @@ class UNet(nn.Module):
     levels in [0, 1] (P = (H / patch)^2, row-major), ``cond`` (B, cond_channels, H, W)
     extra input channels (the DDPM's mask and masked image for Sudoku).
     """
+
+    # Saved in float32 (the rest in bf16): a centre learnt to ~1e-3 of a mean would not survive bf16.
+    full_precision_prefixes = ("context.",)
 
     def __init__(self, config: UNetConfig) -> None:
         super().__init__()

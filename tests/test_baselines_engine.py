@@ -192,6 +192,7 @@ def test_init_refuses_other_models_and_foreign_files(tmp_path: Path) -> None:
     assert other_net.model != cfg.model
     with pytest.raises(SrmBenchError, match="holds a srm/even-pixels/tiny model"):
         train(other_net, tiny_data(), tmp_path / "b", device="cpu", progress=False, init=w)
+    assert not (tmp_path / "b").exists()  # nothing written for a refused run
     # The same network under another preset (another loss, say) continues, and the record says from what.
     train(with_overrides(cfg, preset="small", steps=2), tiny_data(), tmp_path / "c", device="cpu", progress=False, init=w)
     _, _, rec = load_weights(tmp_path / "c" / "weights.safetensors")
@@ -348,6 +349,27 @@ def test_unet_s_gc_starts_as_unet_s_and_sees_image_wide_sums_of_clean_pixels() -
         with torch.autocast("cpu", dtype=torch.bfloat16):  # computed in fp32 under autocast
             out = g(x, clean)
         assert out.dtype == torch.float32 and torch.equal(out, g(x, clean))
+
+
+def test_global_context_parameters_are_saved_in_float32(tmp_path: Path) -> None:
+    """The branch's learnt centre must keep ~1e-3 of a mean, which bf16 would round away: its
+    parameters are stored in float32 and load back exactly; everything else stays bf16."""
+    from safetensors import safe_open
+
+    from srm_bench.baselines.train import save_weights
+
+    cfg = make_config("even-pixels", "srm", "unet-s-gc")
+    model = build_model(cfg.arch, cfg.model)
+    with torch.no_grad():
+        model.context.centre.copy_(torch.linspace(0.1001, 0.4003, model.context.centre.numel()))
+    save_weights(tmp_path / "w.safetensors", model, cfg, {"step": 0, "images": 0})
+    with safe_open(str(tmp_path / "w.safetensors"), framework="pt") as f:
+        dtypes = {k: f.get_tensor(k).dtype for k in f.keys()}
+    assert dtypes["context.centre"] == torch.float32 and dtypes["context.point.0.weight"] == torch.float32
+    assert {d for k, d in dtypes.items() if not k.startswith("context.")} == {torch.bfloat16}
+    weights, _, _ = load_weights(tmp_path / "w.safetensors")
+    assert torch.equal(weights["context.centre"], model.context.centre.detach())
+    assert not torch.equal(weights["conv_in.weight"], model.conv_in.weight.detach())  # bf16-rounded
 
 
 def test_cell_rcb_is_cell_aux_without_the_class_loss() -> None:

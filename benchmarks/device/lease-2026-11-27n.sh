@@ -43,6 +43,8 @@ counting() {  # GPU RUN TASK: the SRM `small`, for the call's minutes
 }
 ddpm() {  # GPUs 0-1: train to STOP, score when there with time left, then Counting on the same GPUs
   local w=$W/ddpm-cell-aux/weights.safetensors
+  # scored already: SCORED=1 from the caller (a fresh host), or the three result files on this host
+  [ "$(ls $R/ddpm/sudoku-*.json 2>/dev/null | wc -l)" -ge 3 ] && SCORED=1
   if [ -z "${SCORED:-}" ]; then
     if [ -e runs/ddpm-j.safetensors ] && [ ! -e $W/ddpm-cell-aux/last.pt ] && [ "$(wstep runs/ddpm-j.safetensors)" -ge "$STOP" ]; then
       w=runs/ddpm-j.safetensors  # a fresh host and carried weights already at the end: score them
