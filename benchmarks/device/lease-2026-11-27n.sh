@@ -20,6 +20,9 @@
 #   D=<files_at>; cat $D/weights-ddpm-cell-aux.part-* > runs/ddpm-j.safetensors 2>/dev/null
 #   for r in gc g16-gc poly stars; do [ -e $D/weights-$r.part-aa ] && cat $D/weights-$r.part-* > runs/n-$r.safetensors; done
 # After the DDPM has been scored, export SCORED=1 for the later calls (a fresh host cannot know).
+# Control flow dry-run on the CPU with stubbed train/eval/probe and a fake nvidia-smi (2026-11-27):
+# DDPM short of the end (no scores), finishing (scores, then Counting), scored on this host
+# (Counting only), a fresh host with carried weights at the end (scores them), SCORED=1.
 # Carry: [".whl", "runs/ddpm-j.safetensors", "runs/n-gc.safetensors", "runs/n-g16-gc.safetensors",
 # "runs/n-poly.safetensors", "runs/n-stars.safetensors"] (those that exist). With both shipped
 # weights files moved out of the tree (~25 MB left) that is <= 66 MB, under the 64 MiB limit; the
@@ -28,6 +31,7 @@ source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
 E=benchmarks/device/eval.sh; R=/tmp/results; W=/tmp/runs
 P=benchmarks/probe_even_pixels_count.py
+L=/tmp/lease-n; mkdir -p $L  # this call's printed logs
 STOP=${STOP:-91050}; COOL=${COOL:-11000}
 init_of() { [ -e runs/n-$1.safetensors ] && echo runs/n-$1.safetensors || echo ""; }
 wstep() {  # the training step recorded in a weights file
@@ -63,19 +67,19 @@ ddpm() {  # GPUs 0-1: train to STOP, score when there with time left, then Count
     fi
   fi
   if [ "$(left)" -ge 180 ]; then
-    { counting 0 poly counting-polygons; } > /tmp/c0 2>&1 &
-    { counting 1 stars counting-stars; } > /tmp/c1 2>&1 &
+    { counting 0 poly counting-polygons; } > $L/c0 2>&1 &
+    { counting 1 stars counting-stars; } > $L/c1 2>&1 &
     wait
-    grep -v -i warn /tmp/c0 /tmp/c1
+    grep -v -i warn $L/c0 $L/c1
   fi
 }
 case $1 in
 go)
-  { ddpm; } > /tmp/l0 2>&1 &
-  { ep 2 gc unet-s-gc; } > /tmp/l2 2>&1 &
-  { ep 3 g16-gc unet-s-g16-gc; } > /tmp/l3 2>&1 &
+  { ddpm; } > $L/l0 2>&1 &
+  { ep 2 gc unet-s-gc; } > $L/l2 2>&1 &
+  { ep 3 g16-gc unet-s-g16-gc; } > $L/l3 2>&1 &
   wait
-  grep -v -i warn /tmp/l0 /tmp/l2 /tmp/l3
+  grep -v -i warn $L/l0 $L/l2 $L/l3
   ;;
 *) echo "usage: $0 go" >&2; exit 2;;
 esac
