@@ -23,7 +23,8 @@ def _progress(ctx: click.Context) -> bool:
 @click.option("--preset", type=click.Choice(PRESETS), default="small", show_default=True,
               help="paper: Table 5 of the paper; small: minutes on one GPU; unet-s: the paper's UNet at width 32 (Even Pixels: 3.2M); "
                    "unet-s-g16: with two channels a GroupNorm group; unet-s-gc: with a global-context branch (image-wide "
-                   "fp32 sums of the clean pixels; ours); unet-s-g16-gc: both; tiny: CPU smoke test; dit-s/dit-b: DiT; dit-s14: DiT-S with 14-pixel tokens (Sudoku: 2x2 per cell); "
+                   "fp32 sums of the clean pixels; ours); unet-s-g16-gc: both; tiny: CPU smoke test; dit-s/dit-b: DiT; "
+                   "dit-s14: DiT-S with 14-pixel tokens (Sudoku: 2x2 per cell); "
                    "cell/cell-s: CellNet (conv per variable + transformer over variables); cell-mlp: CellNet "
                    "with an MLP decoder; cell-rcb: cell-mlp with row/column/box positions; cell-aux: cell-rcb "
                    "with a class head and an auxiliary digit loss; cell-aux-b7: cell-aux whose uncertainty head learns "

@@ -4,8 +4,8 @@
 ``weights/models.json`` is the catalogue: per model its file (bf16 safetensors with the
 training config and record as metadata), SHA-256 pin, task, preset, status, training budget
 and the accuracies measured so far with where they were measured (a row's ``overlap`` and ``ramp``,
-where present, are the sequential sampler's; its ``seed``, where present, the sampling seed, else 0). The pin is checked every
-time a model is loaded. Torch-free, so that ``srm-bench models`` is instant.
+where present, are the sequential sampler's; its ``seed``, where present, the sampling seed, else
+0). The pin is checked every time a model is loaded. Torch-free, so that ``srm-bench models`` is instant.
 """
 from __future__ import annotations
 

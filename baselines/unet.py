@@ -10,10 +10,10 @@ as per block, with far less memory).
 With ``global_context > 0`` (ours, not the paper's) a global-context branch adds what GroupNorm
 takes away. Every GroupNorm subtracts each group's image-wide mean, so with one or two channels a
 group no residual branch and not the output head can see an image-wide sum: Even Pixels' colour
-count. The branch sums pointwise features of the input over the image in fp32, weighted by each
-pixel's clean-ness 1 - t, and adds a projection of the sums to every residual block after its
-second GroupNorm (and to the output head after its GroupNorm). Its projections start at zero, so at initialisation the network computes
-what the plain UNet computes.
+count. The branch averages pointwise features of the input over the image in fp32, weighted by
+each pixel's clean-ness 1 - t, and adds a projection of them to every residual block after its
+second GroupNorm (and to the output head after its GroupNorm). Its projections start at zero, so
+at initialisation the network computes what the plain UNet computes.
 
 Outputs: the mean prediction (C channels), the learned-variance interpolation v (C
 channels, used as (v + 1) / 2 as in iDDPM) and one log-variance channel averaged

@@ -27,9 +27,11 @@ from srm_bench.baselines.noise import NoisePath
 from srm_bench.baselines.samplers import sample
 from srm_bench.baselines.schedules import SamplerConfig, make_schedule
 from srm_bench.evaluators.even_pixels import score_images
-from srm_bench.generators.even_pixels import palette
+from srm_bench.generators.even_pixels import HALF, palette
+from srm_bench.registry import get_task
 
-SIDE, PATCH, HALF = 32, 4, 512
+TASK = get_task("even-pixels")
+SIDE, PATCH = TASK.image_side, TASK.patch_size
 GRID = SIDE // PATCH
 
 
