@@ -36,6 +36,10 @@ class UNetConfig:
     # pointwise features of the clean part of the input, in fp32, added after the second
     # GroupNorm of every residual block and after the output GroupNorm.
     global_context: int = 0
+    # Pixel-unshuffle factor of the input (ours; 1 = the paper's UNet): the network runs at
+    # image_size / stem on stem^2 times the channels and pixel-shuffles its output back, so a
+    # step costs ~stem^2 less. Must divide the patch size, so each stem cell lies in one patch.
+    stem: int = 1
     arch: str = field(default="unet")
 
     def validate(self) -> None:
@@ -46,6 +50,8 @@ class UNetConfig:
                 raise SrmBenchError(f"channels {m * self.base_channels} not divisible by {self.groups} groups")
         if self.global_context < 0:
             raise SrmBenchError(f"global_context must be >= 0 (0 = off), got {self.global_context}")
+        if self.stem < 1 or self.patch_size % self.stem:
+            raise SrmBenchError(f"stem {self.stem} must be >= 1 and divide the patch size {self.patch_size}")
 
     def to_dict(self) -> dict:
         d = asdict(self)

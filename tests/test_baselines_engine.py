@@ -372,6 +372,38 @@ def test_global_context_parameters_are_saved_in_float32(tmp_path: Path) -> None:
     assert not torch.equal(weights["conv_in.weight"], model.conv_in.weight.detach())  # bf16-rounded
 
 
+def test_stem_runs_the_unet_at_a_fraction_of_the_side_with_one_level_per_stem_cell() -> None:
+    """``small-s2`` / ``small-s4`` (ours): ``small`` on a pixel-unshuffled input. The output has the
+    image's shape and one uncertainty a patch; the level map resized to the inner side gives every
+    stem cell exactly its patch's level (the stem divides the patch, so no cell straddles two);
+    a stem that does not divide the patch is refused; configurations without the field are the
+    paper's UNet."""
+    from srm_bench.baselines.configs import UNetConfig
+
+    small = make_config("counting-polygons", "srm", "small")
+    for stem in (2, 4):
+        cfg = make_config("counting-polygons", "srm", f"small-s{stem}")
+        assert cfg.model == {**small.model, "stem": stem}
+        m = build_model(cfg.arch, cfg.model).eval()
+        assert m.conv_in.in_channels == 3 * stem * stem and m.sizes[0] == 128 // stem
+        for p in m.parameters():  # break the zero-initialised output
+            p.data.add_(0.02 * torch.randn_like(p))
+        x, t = torch.randn(2, 3, 128, 128), torch.rand(2, 256)
+        with torch.no_grad():
+            out = m(x, t)
+            assert out.mean.shape == x.shape and out.logvar.shape == (2, 256) and torch.isfinite(out.mean).all()
+            inner = 128 // stem
+            resized = m._embedding_at(pixel_levels(t, (16, 16), 8), inner, torch.float32)
+            direct = m._embedding_at(pixel_levels(t, (16, 16), 8 // stem), inner, torch.float32)
+            assert torch.equal(resized, direct)
+    with pytest.raises(SrmBenchError, match="divide the patch"):
+        UNetConfig(image_size=128, patch_size=8, stem=3).validate()
+    with pytest.raises(SrmBenchError, match="divide the patch"):
+        UNetConfig(image_size=128, patch_size=8, stem=0).validate()
+    legacy = {k: v for k, v in small.model.items() if k != "stem"}
+    assert build_model(small.arch, legacy).conv_in.in_channels == 3
+
+
 def test_cell_rcb_is_cell_aux_without_the_class_loss() -> None:
     """The position-code ablation differs from cell-aux only by the class head and its loss."""
     rcb, aux = make_config("sudoku", "srm", "cell-rcb"), make_config("sudoku", "srm", "cell-aux")

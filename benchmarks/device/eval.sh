@@ -22,11 +22,11 @@ for job in "$@"; do
   [ "$overlap" != 0 ] && a+=(--overlap $overlap)
   [ "$s" != parallel ] && [ -n "${RAMP:-}" ] && a+=(--ramp $RAMP)
   [ -n "$split" ] && a+=(--split $split)
-  h5=/tmp/samples-$$-$split-$s.h5
+  h5=/tmp/samples-$$-$split-$s.h5; last=$res/last-$$-$split-$s-$overlap.json  # one per job and process
   t0=$(date +%s)
   srm-bench -q sample "$w" "${a[@]}" --steps ${NFE:-1000} --eta ${ETA:-1} -n ${N:-500} --seed ${SEED:-0} \
       --batch-size ${N:-500} --device ${DEVICE:-cuda} -o $h5 \
-    && srm-bench -q evaluate $h5 --out $res --device ${DEVICE:-cuda} --json > $res/last-$split-$s.json \
-    && python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], {k: round(v['value'], 4) for k, v in r['metrics'].items()})" $res/last-$split-$s.json "$job eta=${ETA:-1} nfe=${NFE:-1000} $(( $(date +%s) - t0 ))s"
-  rm -f $h5 $res/last-$split-$s.json
+    && srm-bench -q evaluate $h5 --out $res --device ${DEVICE:-cuda} --json > $last \
+    && python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], {k: round(v['value'], 4) for k, v in r['metrics'].items()})" $last "$job eta=${ETA:-1} nfe=${NFE:-1000} $(( $(date +%s) - t0 ))s"
+  rm -f $h5 $last
 done
