@@ -1,4 +1,5 @@
-# Lease n (prepared 2026-11-27 after lease m, not run yet; edit this header when it runs): the Sudoku
+# Lease n (prepared 2026-11-27 after lease m; ran the same day: 3 calls on one 4x H200 host, 28.3
+# device-minutes, call 3 with SCORED=1 END=430; results in docs/sudoku-baselines.md "Eleventh lease"): the Sudoku
 # DDPM's last 13,650 steps and its Table 1 row (the last item of issue 11's bar), the Even Pixels
 # global-context branch from scratch (issue 12), and the first Counting runs on the GPU (issue 12).
 # One 4-GPU host; every call stands alone (it carries its start weights and returns its weights).
