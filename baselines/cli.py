@@ -22,7 +22,7 @@ def _progress(ctx: click.Context) -> bool:
 @click.option("--task", required=True, help="Task to train on (sudoku, even-pixels, ...).")
 @click.option("--preset", type=click.Choice(PRESETS), default="small", show_default=True,
               help="paper: Table 5 of the paper; small: minutes on one GPU; small-s2/small-s4: small on a "
-                   "2x2/4x4 pixel-unshuffled input, ~4x/~16x cheaper a step (Counting; ours); unet-s: the paper's UNet at width 32 (Even Pixels: 3.2M); "
+                   "2x2/4x4 pixel-unshuffled input, the network at 1/2 or 1/4 of the side (Counting; ours); unet-s: the paper's UNet at width 32 (Even Pixels: 3.2M); "
                    "unet-s-g16: with two channels a GroupNorm group; unet-s-gc: with a global-context branch (image-wide "
                    "fp32 sums of the clean pixels; ours); unet-s-g16-gc: both; tiny: CPU smoke test; dit-s/dit-b: DiT; "
                    "dit-s14: DiT-S with 14-pixel tokens (Sudoku: 2x2 per cell); "

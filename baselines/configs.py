@@ -38,7 +38,7 @@ class UNetConfig:
     global_context: int = 0
     # Pixel-unshuffle factor of the input (ours; 1 = the paper's UNet): the network runs at
     # image_size / stem on stem^2 times the channels and pixel-shuffles its output back, so a
-    # step costs ~stem^2 less. Must divide the patch size, so each stem cell lies in one patch.
+    # step takes ~stem^2 fewer FLOPs. Must divide the patch size, so each stem cell lies in one patch.
     stem: int = 1
     arch: str = field(default="unet")
 

@@ -281,12 +281,13 @@ def _small_stem(stem: int) -> Any:
         cfg = _small(task, baseline, common)
         return replace(cfg, model={**cfg.model, "stem": stem})
     factory.__doc__ = (f"``small`` on a {stem}x{stem} pixel-unshuffled input (ours): the same widths at 1/{stem} of "
-                       f"the side, ~{stem * stem}x cheaper a step (Counting: 128 -> {128 // stem} pixels a side).")
+                       f"the side, ~{stem * stem}x fewer FLOPs a step (Counting: 128 -> {128 // stem} pixels a side).")
     return factory
 
 
 PRESET_FACTORIES = {
-    "paper": _paper, "small": _small, "small-s2": _small_stem(2), "small-s4": _small_stem(4), "unet-s": _unet_s, "unet-s-g16": _unet_s_g16, "unet-s-gc": _unet_s_gc,
+    "paper": _paper, "small": _small, "small-s2": _small_stem(2), "small-s4": _small_stem(4),
+    "unet-s": _unet_s, "unet-s-g16": _unet_s_g16, "unet-s-gc": _unet_s_gc,
     "unet-s-g16-gc": _unet_s_g16_gc, "tiny": _tiny, "dit-s": _dit_preset("S"), "dit-b": _dit_preset("B"),
     "dit-s14": _dit_s14,
     "dit-cell": _dit_cell, **{name: _cell_preset(name) for name in CELL_SIZES}, "cell-aux": _cell_aux,

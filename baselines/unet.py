@@ -16,8 +16,8 @@ second GroupNorm (and to the output head after its GroupNorm). Its projections s
 at initialisation the network computes what the plain UNet computes.
 
 With ``stem > 1`` (ours) the input is pixel-unshuffled by ``stem`` before the first convolution
-and the output pixel-shuffled back: the UNet runs at 1 / stem of the image side, ~stem^2 cheaper a
-step, for tasks whose images are large next to what must be reasoned about (Counting: 128 x 128).
+and the output pixel-shuffled back: the UNet runs at 1 / stem of the image side, with ~stem^2
+fewer FLOPs a step, for tasks whose images are large next to what must be reasoned about (Counting: 128 x 128).
 The level map still has one level per patch; the stem divides the patch, so every stem cell has
 one level.
 

@@ -58,7 +58,7 @@ rcb() {  # GPUs 2-3
 }
 count() {  # GPU RUN PRESET [PRESET:BATCH...]: throughput first on a host without the run, then the race
   local gpu=$1 run=$2 preset=$3; shift 3
-  if [ ! -e $W/$run/last.pt ]; then
+  if [ ! -e $W/$run/last.pt ] && [ -z "$(init_of ${run#o-})" ]; then  # the first call only
     mkdir -p $R/bench
     for pb in "$@"; do
       CUDA_VISIBLE_DEVICES=$gpu timeout 120 python benchmarks/bench_train.py --task counting-polygons --preset ${pb%:*} \
@@ -83,16 +83,12 @@ go)
   ;;
 score)
   s=runs/o-srm.safetensors; d=runs/o-ddpm.safetensors; c=runs/o-rcb.safetensors
-  jobs0=(); jobs1=(); jobs2=(); jobs3=()
-  if [ "$(wstep $s)" -ge "$EP_STOP" ]; then
-    jobs0=(:predicted@0.95 :random@0.95 :parallel :predicted@0.99)
-    jobs1=(:predicted :predicted@0.25 :predicted@0.5 :predicted@0.75 :predicted@0.9)
-    jobs2=(:random :random@0.25 :random@0.5 :random@0.75 :random@0.9 :random@0.99)
+  if [ "$(wstep $s)" -ge "$EP_STOP" ]; then  # Table 2, the reference protocol, the overlap sweep
+    { GPU=0 timeout $(left) bash $E $s $R/ep-srm :predicted@0.95 :random@0.95 :parallel :predicted@0.99
+      GPU=0 NFE=100 ETA=0 RAMP=reference timeout $(left) bash $E $s $R/ep-srm :predicted@0.95; } &
+    { GPU=1 timeout $(left) bash $E $s $R/ep-srm :predicted :predicted@0.25 :predicted@0.5 :predicted@0.75 :predicted@0.9; } &
+    { GPU=2 timeout $(left) bash $E $s $R/ep-srm :random :random@0.25 :random@0.5 :random@0.75 :random@0.9 :random@0.99; } &
   else echo "EP SRM at step $(wstep $s) of $EP_STOP: not scored"; fi
-  { [ ${#jobs0[@]} -gt 0 ] && GPU=0 timeout $(left) bash $E $s $R/ep-srm "${jobs0[@]}"
-    [ ${#jobs0[@]} -gt 0 ] && GPU=0 NFE=100 ETA=0 RAMP=reference timeout $(left) bash $E $s $R/ep-srm :predicted@0.95; } &
-  { [ ${#jobs1[@]} -gt 0 ] && GPU=1 timeout $(left) bash $E $s $R/ep-srm "${jobs1[@]}"; } &
-  { [ ${#jobs2[@]} -gt 0 ] && GPU=2 timeout $(left) bash $E $s $R/ep-srm "${jobs2[@]}"; } &
   { if [ "$(wstep $d)" -ge "$EP_STOP" ]; then GPU=3 timeout $(left) bash $E $d $R/ep-ddpm :parallel
     else echo "EP DDPM at step $(wstep $d) of $EP_STOP: not scored"; fi
     if [ "$(wstep $c)" -ge "$SU_STOP" ]; then GPU=3 timeout $(left) bash $E $c $R/rcb hard:parallel medium:parallel easy:parallel
