@@ -31,3 +31,57 @@ def test_committed_per_sample_files_are_compressed() -> None:
     plain = [p for p in tracked_files() if p.name.endswith(".per_sample.csv") and "leaderboard/results" in p.as_posix()]
     assert not plain, (f"{len(plain)} plain per-sample CSV(s), e.g. {plain[0].relative_to(REPO)}; "
                        "run python -m leaderboard.compress leaderboard/results")
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "HOME": str(repo), "PATH": __import__("os").environ["PATH"]}
+    return subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, check=True, text=True).stdout
+
+
+def test_campaign_weights_live_in_the_history_and_come_back_checked(tmp_path: Path) -> None:
+    """benchmarks/device/campaign.sh: weights saved are out of the tree but restorable bit for bit;
+    other staged work is left alone; a copy whose hash disagrees with the index is refused."""
+    import json
+    import os
+    import shutil
+
+    import torch
+    from safetensors.torch import save_file
+
+    repo = tmp_path / "repo"
+    (repo / "benchmarks/device").mkdir(parents=True)
+    shutil.copy(REPO / "benchmarks/device/campaign.sh", repo / "benchmarks/device/campaign.sh")
+    _git(repo, "init", "-q")
+    (repo / "README").write_text("x\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "start")
+    (repo / "runs").mkdir()
+    record = {"step": 11800, "images": 24166400, "gpu_hours": 0.43}
+    save_file({"w": torch.arange(6, dtype=torch.float32)}, str(repo / "runs/o-srm.safetensors"),
+              metadata={"record": json.dumps(record)})
+    original = (repo / "runs/o-srm.safetensors").read_bytes()
+    (repo / "README").write_text("staged, not for the campaign commits\n")
+    _git(repo, "add", "README")
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    script = ["bash", "benchmarks/device/campaign.sh"]
+    subprocess.run([*script, "save", "runs/o-srm.safetensors"], cwd=repo, env=env, check=True, capture_output=True)
+    tree = _git(repo, "ls-files").split()
+    assert "campaign/INDEX.tsv" in tree and not any(p.endswith(".safetensors") for p in tree)
+    assert "README" in _git(repo, "diff", "--cached", "--name-only")  # still staged, not committed
+    name, commit, sha, step, images, hours = (repo / "campaign/INDEX.tsv").read_text().splitlines()[1].split("\t")
+    assert (name, step, images, hours) == ("o-srm", "11800", "24166400", "0.43")
+    assert "campaign/o-srm.safetensors" in _git(repo, "ls-tree", "-r", "--name-only", commit)
+
+    shutil.rmtree(repo / "runs")
+    subprocess.run([*script, "restore"], cwd=repo, env=env, check=True, capture_output=True)
+    assert (repo / "runs/o-srm.safetensors").read_bytes() == original
+
+    index = repo / "campaign/INDEX.tsv"
+    index.write_text(index.read_text().replace(sha, "0" * 64))
+    (repo / "runs/o-srm.safetensors").unlink()
+    bad = subprocess.run([*script, "restore", "o-srm"], cwd=repo, env=env, capture_output=True, text=True)
+    assert bad.returncode == 1 and "sha256" in bad.stderr
+    assert not list((repo / "runs").iterdir())  # nothing half-written left behind

@@ -1,0 +1,70 @@
+# Weights of runs that are still training, kept across sessions. runs/ is not kept from one
+# session to the next (a checkpoint of 21.9M Even Pixels images was lost that way, lease o), and
+# the bf16 weights of every run in training (4-19 MB each) do not fit the 60 MiB tree beside the
+# shipped ones. So `save` commits them under campaign/ in one commit and takes them out again in
+# the next: they live in the history only, and campaign/INDEX.tsv (tracked, a line per file: name,
+# commit, sha256, step, images, gpu_hours) says where. `restore` writes the newest copy of each
+# name back to runs/ and checks its hash. Run from the repository root:
+#   bash benchmarks/device/campaign.sh save runs/o-srm.safetensors runs/o-ddpm.safetensors
+#   bash benchmarks/device/campaign.sh restore          # every name in the index
+#   bash benchmarks/device/campaign.sh restore o-srm    # one name
+# Only campaign/ goes into these commits; anything else staged or changed stays as it was.
+set -euo pipefail
+index=campaign/INDEX.tsv
+record() {  # step, images, gpu_hours of a weights file, tab-separated
+  python3 - "$1" <<'EOF'
+import json, sys
+from safetensors import safe_open
+with safe_open(sys.argv[1], "pt") as f:
+    meta = f.metadata() or {}
+rec = json.loads(meta.get("record", "{}"))
+print("\t".join(str(rec.get(k, "")) for k in ("step", "images", "gpu_hours")))
+EOF
+}
+case ${1:-} in
+save)
+  shift
+  [ $# -gt 0 ] || { echo "campaign.sh save: name the weights files to keep" >&2; exit 2; }
+  mkdir -p campaign
+  [ -e $index ] || printf 'name\tcommit\tsha256\tstep\timages\tgpu_hours\n' > $index
+  names=()
+  for f in "$@"; do
+    [ -f "$f" ] || { echo "campaign.sh save: $f does not exist" >&2; exit 1; }
+    n=$(basename "$f" .safetensors); names+=("$n")
+    cp "$f" "campaign/$n.safetensors"
+  done
+  git add campaign/*.safetensors
+  git commit -q -m "Campaign weights, kept in the history only (out of the tree in the next commit): ${names[*]}" \
+    -- campaign/*.safetensors
+  kept=$(git rev-parse HEAD)
+  for f in "$@"; do
+    n=$(basename "$f" .safetensors)
+    printf '%s\t%s\t%s\t%s\n' "$n" "$kept" "$(sha256sum "$f" | cut -c1-64)" "$(record "$f")" >> $index
+  done
+  git rm -q campaign/*.safetensors
+  git add $index
+  git commit -q -m "Campaign weights out of the tree again (kept in ${kept:0:7}, listed in $index)" -- campaign
+  echo "kept ${names[*]} in ${kept:0:12}"
+  ;;
+restore)
+  shift
+  [ -e $index ] || { echo "campaign.sh restore: no $index" >&2; exit 1; }
+  mkdir -p runs
+  want=("$@")
+  [ ${#want[@]} -gt 0 ] || mapfile -t want < <(tail -n +2 $index | cut -f1 | sort -u)
+  for n in "${want[@]}"; do
+    line=$(awk -F'\t' -v n="$n" '$1 == n' $index | tail -1)
+    [ -n "$line" ] || { echo "campaign.sh restore: $n is not in $index" >&2; exit 1; }
+    IFS=$'\t' read -r _ commit sha step images _ <<< "$line"
+    git show "$commit:campaign/$n.safetensors" > "runs/$n.safetensors.tmp"
+    got=$(sha256sum "runs/$n.safetensors.tmp" | cut -c1-64)
+    if [ "$got" != "$sha" ]; then
+      rm -f "runs/$n.safetensors.tmp"
+      echo "campaign.sh restore: $n from ${commit:0:12} has sha256 $got, the index says $sha" >&2; exit 1
+    fi
+    mv "runs/$n.safetensors.tmp" "runs/$n.safetensors"
+    echo "runs/$n.safetensors: step $step, $images images (${commit:0:12})"
+  done
+  ;;
+*) echo "usage: bash benchmarks/device/campaign.sh save FILE... | restore [NAME...]" >&2; exit 2;;
+esac
