@@ -11,13 +11,12 @@
 # Only campaign/ goes into these commits; anything else staged or changed stays as it was.
 set -euo pipefail
 index=campaign/INDEX.tsv
-record() {  # step, images, gpu_hours of a weights file, tab-separated
+record() {  # step, images, gpu_hours of a weights file, tab-separated (the header read directly: no packages)
   python3 - "$1" <<'EOF'
-import json, sys
-from safetensors import safe_open
-with safe_open(sys.argv[1], "pt") as f:
-    meta = f.metadata() or {}
-rec = json.loads(meta.get("record", "{}"))
+import json, struct, sys
+with open(sys.argv[1], "rb") as f:
+    header = json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))
+rec = json.loads(header.get("__metadata__", {}).get("record", "{}"))
 print("\t".join(str(rec.get(k, "")) for k in ("step", "images", "gpu_hours")))
 EOF
 }
