@@ -16,21 +16,30 @@
 # GPUs 2-3 (G23=g23, the default from lease p): the Sudoku DDPM `cell-rcb` (seed 0, DDP on two GPUs,
 #   batch 1024, 512 a GPU) to step 68,300 (69.9M images) with the last 11,000 in a linear decay;
 #   ~29.5 steps/s, ~22 more minutes after lease o. When it has reached the end its Table 1 row
-#   (parallel, three splits, 500 puzzles, ~40 s a split) is scored on the spot, and the time left
-#   goes to Counting with the stem race's winner `small-s2` (batch 256, lr 4e-4, seed 0, evaluated
-#   every 1,000 steps on 64 test images at 256 NFE): polygons continued (GPU 2), stars (GPU 3).
+#   (parallel, three splits, 500 puzzles, ~40 s a split) is scored on the spot. Beside it (or,
+#   with CO_WITH_RCB=0, after it) run the Counting baselines with the stem race's winner
+#   `small-s2` (batch 256, lr 4e-4, seed 0, evaluated every 1,000 steps on 64 test images at 256
+#   NFE) to step 20,000 (5.1M images, the last 4,000 in
+#   a linear decay), SRM and DDPM, two runs a GPU (one run uses ~1% of a GPU's FLOPs, and `small-s4`
+#   at a quarter of `small-s2`'s FLOPs ran no faster, lease o): polygons (GPU 2: the SRM `o-s2`
+#   continued, the DDPM `o-d2`) and stars (GPU 3: `o-s2s`, `o-d2s`).
 # G23=count was lease o's first call: `small-s2` (GPU 2) against `small-s4` (GPU 3) on polygons,
 #   with bench_train.py rows first (docs/baselines.md, "Counting: the stem race").
 #
 #   bash benchmarks/device/campaign.sh restore                                              # before call 1
 #   export T0=$(date +%s); END=560 bash benchmarks/device/lease-2026-11-27o.sh go             # every call
-#   D=<files_at>; for r in srm ddpm rcb s2 s2s s4; do [ -e $D/weights-o-$r.part-aa ] && cat $D/weights-o-$r.part-* > runs/o-$r.safetensors; done
+#   D=<files_at>; for r in srm ddpm rcb s2 s4; do [ -e $D/weights-o-$r.part-aa ] && cat $D/weights-o-$r.part-* > runs/o-$r.safetensors; done
+#   [ -e $D/weights-count.tar.part-aa ] && { rm -rf /tmp/wc; mkdir /tmp/wc; cat $D/weights-count.tar.part-* | tar xf - -C /tmp/wc;
+#     for d in /tmp/wc/o-*; do cp $d/weights.safetensors runs/$(basename $d).safetensors; done; }
 #   bash benchmarks/device/campaign.sh save runs/o-*.safetensors                             # after the lease
 # `score` (all four GPUs, ~4 minutes, lease q): the Table 2 rows and the overlap sweep of the SRM
 # (runs/o-srm.safetensors), the DDPM's parallel row (runs/o-ddpm.safetensors), and the Sudoku
 # `cell-rcb` DDPM's three splits (runs/o-rcb.safetensors), each only if its weights reached the end.
+# `score-count`: Table 3 (SRM parallel, predicted and random order with and without overlap 0.95;
+# DDPM parallel) for both shapes, one model a GPU, 500 test images, 1000 NFE, eta 1.
 # Carry: [".whl", "runs/o-srm.safetensors", "runs/o-ddpm.safetensors", "runs/o-rcb.safetensors",
-# "runs/o-s2.safetensors", "runs/o-s2s.safetensors"] (those that exist: 6.6 + 6.6 + 19 + 3.9 + 3.9 MB)
+# "runs/o-s2.safetensors", "runs/o-s2s.safetensors", "runs/o-d2.safetensors", "runs/o-d2s.safetensors"]
+# (those that exist, and o-rcb only until it is scored: the carry, tree included, must stay under 64 MiB)
 # with both shipped weights files moved out of the tree (mv baselines/weights/*.safetensors /work/aside/).
 source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
@@ -39,10 +48,11 @@ P=benchmarks/probe_even_pixels_count.py
 L=/tmp/lease-o; rm -rf $L; mkdir -p $L  # this call's printed logs
 EP_STOP=${EP_STOP:-32000}; EP_COOL=${EP_COOL:-6000}
 SU_STOP=${SU_STOP:-68300}; SU_COOL=${SU_COOL:-11000}
+CO_STOP=${CO_STOP:-20000}; CO_COOL=${CO_COOL:-4000}  # Counting: 5.1M images at batch 256
 init_of() { [ -e runs/o-$1.safetensors ] && echo runs/o-$1.safetensors || echo ""; }
 wstep() {  # the training step recorded in a weights file (0 if there is none)
   [ -e "$1" ] || { echo 0; return; }
-  python3 -c "import json,sys; from safetensors import safe_open; print(json.loads(safe_open(sys.argv[1], 'pt').metadata()['record'])['step'])" "$1"
+  python3 -c "import json,struct,sys; f=open(sys.argv[1],'rb'); h=json.loads(f.read(struct.unpack('<Q',f.read(8))[0])); print(json.loads(h['__metadata__']['record'])['step'])" "$1"
 }
 srm() {  # GPU 0
   TASK=even-pixels GPUS=0 RUN=o-srm COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/train.sh unet-s-g16-gc $(mins 45) \
@@ -66,23 +76,34 @@ count() {  # GPU RUN PRESET TASK [PRESET:BATCH...]: throughput first on a host w
         --batch ${pb#*:} --compile --steps 60 --warmup 20 --json $R/bench/train-throughput-gpu$gpu.json | tail -1
     done
   fi
-  TASK=$task GPUS=$gpu RUN=$run COMPILE=1 EVAL_EVERY=1000 EVAL_BUDGET=256 bash benchmarks/device/train.sh \
-    $preset $(mins 60) "$(init_of ${run#o-})" --seed 0 --batch-size 256 --lr 4e-4
+  TASK=$task GPUS=$gpu RUN=$run COMPILE=1 EVAL_EVERY=1000 EVAL_BUDGET=256 BASELINE=${B:-srm} WEIGHTS=${CW:-1} bash benchmarks/device/train.sh \
+    $preset $(mins 60) "$(init_of ${run#o-})" --seed 0 --batch-size 256 --lr 4e-4 ${CO_ARGS:-}
 }
 newest() { [ -e $W/o-$1/weights.safetensors ] && echo $W/o-$1/weights.safetensors || echo runs/o-$1.safetensors; }
-g23() {  # GPUs 2-3 from lease p: the Sudoku DDPM to its end and its Table 1 row, then Counting with what is left
-  [ "$(wstep $(newest rcb))" -lt "$SU_STOP" ] && rcb
-  local c=$(newest rcb)
+counting() {  # Counting with the stem race's winner (lease o), SRM and DDPM a shape, two runs a GPU
+  export CO_ARGS="--steps $CO_STOP --cooldown-steps $CO_COOL" CW=0  # weights packed below: $OUT holds 8 files
+  count 2 o-s2 small-s2 counting-polygons > $L/s2 2>&1 &
+  B=ddpm count 2 o-d2 small-s2 counting-polygons > $L/d2 2>&1 &
+  count 3 o-s2s small-s2 counting-stars > $L/s2s 2>&1 &
+  B=ddpm count 3 o-d2s small-s2 counting-stars > $L/d2s 2>&1 &
+  wait; cat $L/s2 $L/d2 $L/s2s $L/d2s
+  ( cd $W && tar cf - $(for r in s2 d2 s2s d2s; do ls o-$r/weights.safetensors 2>/dev/null; done) ) \
+    | split -b 15000000 - $OUT/weights-count.tar.part-
+}
+g23() {  # GPUs 2-3 from lease p: the Sudoku DDPM to its end and its Table 1 row; Counting beside it
+  local counted=0 c
+  if [ "$(wstep $(newest rcb))" -lt "$SU_STOP" ]; then
+    [ "${CO_WITH_RCB:-1}" = 1 ] && { counting & counted=1; }  # CO_WITH_RCB=0 if it slows the DDPM much
+    rcb
+  fi
+  c=$(newest rcb)
   if [ "$(wstep $c)" -ge "$SU_STOP" ] && [ ! -e $R/rcb/.done ] && [ "$(left)" -gt 200 ]; then
-    { GPU=2 timeout $(left) bash $E $c $R/rcb hard:parallel; } &
-    { GPU=3 timeout $(left) bash $E $c $R/rcb medium:parallel easy:parallel; } &
-    wait; touch $R/rcb/.done
+    GPU=2 timeout $(left) bash $E $c $R/rcb hard:parallel & local p2=$!
+    GPU=3 timeout $(left) bash $E $c $R/rcb medium:parallel easy:parallel & local p3=$!
+    wait $p2 $p3 && touch $R/rcb/.done
   fi
-  if [ "$(left)" -gt 300 ]; then  # Counting with the stem race's winner (lease o): polygons on, stars begun
-    count 2 o-s2 small-s2 counting-polygons &
-    count 3 o-s2s small-s2 counting-stars &
-    wait
-  fi
+  [ $counted = 0 ] && [ "$(left)" -gt 300 ] && counting
+  wait
 }
 case $1 in
 go)
@@ -108,10 +129,23 @@ score)
   else echo "EP SRM at step $(wstep $s) of $EP_STOP: not scored"; fi
   { if [ "$(wstep $d)" -ge "$EP_STOP" ]; then GPU=3 timeout $(left) bash $E $d $R/ep-ddpm :parallel
     else echo "EP DDPM at step $(wstep $d) of $EP_STOP: not scored"; fi
-    if [ "$(wstep $c)" -ge "$SU_STOP" ]; then GPU=3 timeout $(left) bash $E $c $R/rcb hard:parallel medium:parallel easy:parallel
-    else echo "Sudoku cell-rcb DDPM at step $(wstep $c) of $SU_STOP: not scored"; fi; } &
+    if [ "$(wstep $c)" -ge "$SU_STOP" ] && [ "${SCORE_RCB:-1}" = 1 ]; then  # SCORE_RCB=0 once scored in g23
+      GPU=3 timeout $(left) bash $E $c $R/rcb hard:parallel medium:parallel easy:parallel
+    else echo "Sudoku cell-rcb DDPM at step $(wstep $c) of $SU_STOP or scored already: not scored"; fi; } &
   wait
   ;;
-*) echo "usage: $0 go|score" >&2; exit 2;;
+score-count)  # Table 3 for both shapes on the four GPUs, each model only if it reached the end (overlap
+  # for Counting is not given by the paper: 0.95, Even Pixels' value, labelled in every result)
+  i=0
+  for m in s2:polygons:srm d2:polygons:ddpm s2s:stars:srm d2s:stars:ddpm; do
+    w=runs/o-${m%%:*}.safetensors; shape=${m#*:}; shape=${shape%:*}
+    if [ "$(wstep $w)" -lt "$CO_STOP" ]; then echo "Counting $m at step $(wstep $w) of $CO_STOP: not scored"; continue; fi
+    if [ ${m##*:} = ddpm ]; then jobs=(:parallel); else jobs=(:parallel :predicted :random :predicted@0.95 :random@0.95); fi
+    GPU=$i timeout $(left) bash $E $w $R/count-$shape "${jobs[@]}" &
+    i=$((i + 1))
+  done
+  wait
+  ;;
+*) echo "usage: $0 go|score|score-count" >&2; exit 2;;
 esac
 bash benchmarks/device/collect.sh
