@@ -16,8 +16,9 @@
 # GPUs 2-3 (G23=g23, the default from lease p): the Sudoku DDPM `cell-rcb` (seed 0, DDP on two GPUs,
 #   batch 1024, 512 a GPU) to step 68,300 (69.9M images) with the last 11,000 in a linear decay;
 #   ~29.5 steps/s, ~22 more minutes after lease o. When it has reached the end its Table 1 row
-#   (parallel, three splits, 500 puzzles, ~40 s a split) is scored on the spot. Beside it (or,
-#   with CO_WITH_RCB=0, after it) run the Counting baselines with the stem race's winner
+#   (parallel, three splits, 500 puzzles, ~40 s a split) is scored on the spot. Beside it (two
+#   minutes after it starts, if GPUs 2-3 still have >= 30 GiB free: its memory at 512 a GPU is not
+#   recorded; else, or with CO_WITH_RCB=0, after it) run the Counting baselines with the stem race's winner
 #   `small-s2` (batch 256, lr 4e-4, seed 0, evaluated every 1,000 steps on 64 test images at 256
 #   NFE) to step 20,000 (5.1M images, the last 4,000 in
 #   a linear decay), SRM and DDPM, two runs a GPU (one run uses ~1% of a GPU's FLOPs, and `small-s4`
@@ -90,10 +91,16 @@ counting() {  # Counting with the stem race's winner (lease o), SRM and DDPM a s
   ( cd $W && tar cf - $(for r in s2 d2 s2s d2s; do ls o-$r/weights.safetensors 2>/dev/null; done) ) \
     | split -b 15000000 - $OUT/weights-count.tar.part-
 }
+beside() {  # Counting beside the DDPM once its memory has settled, if GPUs 2-3 keep >= 30 GiB free
+  sleep ${SETTLE:-120}
+  local free=$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits -i 2,3 | sort -n | head -1)
+  if [ "${free:-0}" -ge 30000 ]; then counting
+  else echo "Counting not started beside the DDPM: ${free:-?} MiB free on GPU 2 or 3"; rm -f $L/counting; fi
+}
 g23() {  # GPUs 2-3 from lease p: the Sudoku DDPM to its end and its Table 1 row; Counting beside it
-  local counted=0 c
+  local c
   if [ "$(wstep $(newest rcb))" -lt "$SU_STOP" ]; then
-    [ "${CO_WITH_RCB:-1}" = 1 ] && { counting & counted=1; }  # CO_WITH_RCB=0 if it slows the DDPM much
+    [ "${CO_WITH_RCB:-1}" = 1 ] && { touch $L/counting; beside & }  # CO_WITH_RCB=0 if it slows the DDPM much
     rcb
   fi
   c=$(newest rcb)
@@ -102,8 +109,8 @@ g23() {  # GPUs 2-3 from lease p: the Sudoku DDPM to its end and its Table 1 row
     GPU=3 timeout $(left) bash $E $c $R/rcb medium:parallel easy:parallel & local p3=$!
     wait $p2 $p3 && touch $R/rcb/.done
   fi
-  [ $counted = 0 ] && [ "$(left)" -gt 300 ] && counting
-  wait
+  wait  # for Counting beside the DDPM, if it started; else Counting now if the call has time
+  [ ! -e $L/counting ] && [ "$(left)" -gt 300 ] && counting
 }
 case $1 in
 go)
