@@ -3,7 +3,7 @@
 # One 4-GPU host a lease, three `go` calls each; every call stands alone (it carries its start
 # weights and returns its weights).
 #
-# Lease o RAN 2026-11-27 (4x H200, 29.0 device-min; logs docs/runs/lease-2026-11-27o/): call 1
+# Lease o RAN 2026-11-27 (4x H200, 29.2 device-min; logs docs/runs/lease-2026-11-27o/): call 1
 # G23=count, calls 2-3 G23=rcb. The g16-gc checkpoint of lease n (21.9M images) was lost with runs/
 # (never committed), so GPU 0 started again from scratch. Ended at: SRM step 11,800 (24.2M images),
 # DDPM 13,200 (27.0M), rcb 29,600 (30.3M), s2 3,000 and s4 3,050 (0.77M; s2 wins, s4 draws 0/64).
