@@ -1,6 +1,7 @@
 """The repository stays small enough to travel to the GPU machine, and committed results compact."""
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -33,17 +34,18 @@ def test_committed_per_sample_files_are_compressed() -> None:
                        "run python -m leaderboard.compress leaderboard/results")
 
 
+GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+
+
 def _git(repo: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "HOME": str(repo), "PATH": __import__("os").environ["PATH"]}
-    return subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, check=True, text=True).stdout
+    return subprocess.run(["git", *args], cwd=repo, env=GIT_ENV, capture_output=True, check=True, text=True).stdout
 
 
 def test_campaign_weights_live_in_the_history_and_come_back_checked(tmp_path: Path) -> None:
     """benchmarks/device/campaign.sh: weights saved are out of the tree but restorable bit for bit;
     other staged work is left alone; a copy whose hash disagrees with the index is refused."""
     import json
-    import os
     import shutil
 
     import torch
@@ -61,13 +63,14 @@ def test_campaign_weights_live_in_the_history_and_come_back_checked(tmp_path: Pa
     save_file({"w": torch.arange(6, dtype=torch.float32)}, str(repo / "runs/o-srm.safetensors"),
               metadata={"record": json.dumps(record)})
     original = (repo / "runs/o-srm.safetensors").read_bytes()
+    script = ["bash", "benchmarks/device/campaign.sh"]
+    rec = subprocess.run([*script, "record", "runs/o-srm.safetensors"], cwd=repo, capture_output=True, text=True,
+                         check=True).stdout
+    assert rec == "11800\t24166400\t0.43\n"  # what the lease scripts read a run's step from
     (repo / "README").write_text("staged, not for the campaign commits\n")
     _git(repo, "add", "README")
 
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t"}
-    script = ["bash", "benchmarks/device/campaign.sh"]
-    subprocess.run([*script, "save", "runs/o-srm.safetensors"], cwd=repo, env=env, check=True, capture_output=True)
+    subprocess.run([*script, "save", "runs/o-srm.safetensors"], cwd=repo, env=GIT_ENV, check=True, capture_output=True)
     tree = _git(repo, "ls-files").split()
     assert "campaign/INDEX.tsv" in tree and not any(p.endswith(".safetensors") for p in tree)
     assert "README" in _git(repo, "diff", "--cached", "--name-only")  # still staged, not committed
@@ -76,12 +79,12 @@ def test_campaign_weights_live_in_the_history_and_come_back_checked(tmp_path: Pa
     assert "campaign/o-srm.safetensors" in _git(repo, "ls-tree", "-r", "--name-only", commit)
 
     shutil.rmtree(repo / "runs")
-    subprocess.run([*script, "restore"], cwd=repo, env=env, check=True, capture_output=True)
+    subprocess.run([*script, "restore"], cwd=repo, env=GIT_ENV, check=True, capture_output=True)
     assert (repo / "runs/o-srm.safetensors").read_bytes() == original
 
     index = repo / "campaign/INDEX.tsv"
     index.write_text(index.read_text().replace(sha, "0" * 64))
     (repo / "runs/o-srm.safetensors").unlink()
-    bad = subprocess.run([*script, "restore", "o-srm"], cwd=repo, env=env, capture_output=True, text=True)
+    bad = subprocess.run([*script, "restore", "o-srm"], cwd=repo, env=GIT_ENV, capture_output=True, text=True)
     assert bad.returncode == 1 and "sha256" in bad.stderr
     assert not list((repo / "runs").iterdir())  # nothing half-written left behind

@@ -8,6 +8,7 @@
 #   bash benchmarks/device/campaign.sh save runs/o-srm.safetensors runs/o-ddpm.safetensors
 #   bash benchmarks/device/campaign.sh restore          # every name in the index
 #   bash benchmarks/device/campaign.sh restore o-srm    # one name
+#   bash benchmarks/device/campaign.sh record FILE      # step, images, gpu_hours of a weights file
 # Only campaign/ goes into these commits; anything else staged or changed stays as it was.
 set -euo pipefail
 index=campaign/INDEX.tsv
@@ -65,5 +66,9 @@ restore)
     echo "runs/$n.safetensors: step $step, $images images (${commit:0:12})"
   done
   ;;
-*) echo "usage: bash benchmarks/device/campaign.sh save FILE... | restore [NAME...]" >&2; exit 2;;
+record)
+  [ -f "${2:-}" ] || { echo "campaign.sh record: ${2:-(no file)} does not exist" >&2; exit 1; }
+  record "$2"
+  ;;
+*) echo "usage: bash benchmarks/device/campaign.sh save FILE... | restore [NAME...] | record FILE" >&2; exit 2;;
 esac

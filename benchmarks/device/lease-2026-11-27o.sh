@@ -13,23 +13,24 @@
 #   to step 32,000 (65.5M images) with a linear cool-down over the last 6,000; ~8.5 steps/s, so
 #   ~40 more minutes after lease o: leases p and q. Probed on its GPU after every call.
 # GPU 1: the DDPM with the same network, seed 0, to the same 32,000 steps; ~9 steps/s: p and q.
-# GPUs 2-3 (G23=g23, the default from lease p): the Sudoku DDPM `cell-rcb` (seed 0, DDP on two GPUs,
-#   batch 1024, 512 a GPU) to step 68,300 (69.9M images) with the last 11,000 in a linear decay;
-#   ~29.5 steps/s, ~22 more minutes after lease o. When it has reached the end its Table 1 row
-#   (parallel, three splits, 500 puzzles, ~40 s a split) is scored on the spot. Beside it (two
-#   minutes after it starts, if GPUs 2-3 still have >= 30 GiB free: its memory at 512 a GPU is not
-#   recorded; else, or with CO_WITH_RCB=0, after it) run the Counting baselines with the stem race's winner
+# GPUs 2-3 (from lease p): the Sudoku DDPM `cell-rcb` (seed 0, DDP on two GPUs, batch 1024, 512
+#   a GPU) to step 68,300 (69.9M images) with the last 11,000 in a linear decay; ~29.5 steps/s,
+#   ~22 more minutes after lease o. When it has reached the end its Table 1 row (parallel, three
+#   splits, 500 puzzles, ~40 s a split) is scored on the spot. Beside it (two minutes after it
+#   starts, if GPUs 2-3 still have >= 30 GiB free: its memory at 512 a GPU is not recorded; else,
+#   or with CO_WITH_RCB=0, after it) run the Counting baselines with the stem race's winner
 #   `small-s2` (batch 256, lr 4e-4, seed 0, evaluated every 1,000 steps on 64 test images at 256
-#   NFE) to step 20,000 (5.1M images, the last 4,000 in
-#   a linear decay), SRM and DDPM, two runs a GPU (one run uses ~1% of a GPU's FLOPs, and `small-s4`
-#   at a quarter of `small-s2`'s FLOPs ran no faster, lease o): polygons (GPU 2: the SRM `o-s2`
-#   continued, the DDPM `o-d2`) and stars (GPU 3: `o-s2s`, `o-d2s`).
-# G23=count was lease o's first call: `small-s2` (GPU 2) against `small-s4` (GPU 3) on polygons,
-#   with bench_train.py rows first (docs/baselines.md, "Counting: the stem race").
+#   NFE) to step 20,000 (5.1M images, the last 4,000 in a linear decay), SRM and DDPM, two runs a
+#   GPU (one run uses ~1% of a GPU's FLOPs, and `small-s4` at a quarter of `small-s2`'s FLOPs ran
+#   no faster, lease o): polygons (GPU 2: the SRM `o-s2` continued, the DDPM `o-d2`) and stars
+#   (GPU 3: `o-s2s`, `o-d2s`).
+# Lease o's calls ran this script at fe5c11e (G23=count: the stem race `small-s2` against `small-s4`
+#   on polygons with bench_train.py rows first, docs/baselines.md "Counting: the stem race";
+#   G23=rcb: the DDPM alone on GPUs 2-3); from lease p every call is the same `go`.
 #
 #   bash benchmarks/device/campaign.sh restore                                              # before call 1
 #   export T0=$(date +%s); END=560 bash benchmarks/device/lease-2026-11-27o.sh go             # every call
-#   D=<files_at>; for r in srm ddpm rcb s2 s4; do [ -e $D/weights-o-$r.part-aa ] && cat $D/weights-o-$r.part-* > runs/o-$r.safetensors; done
+#   D=<files_at>; for r in srm ddpm rcb; do [ -e $D/weights-o-$r.part-aa ] && cat $D/weights-o-$r.part-* > runs/o-$r.safetensors; done
 #   [ -e $D/weights-count.tar.part-aa ] && { rm -rf /tmp/wc; mkdir /tmp/wc; cat $D/weights-count.tar.part-* | tar xf - -C /tmp/wc;
 #     for d in /tmp/wc/o-*; do cp $d/weights.safetensors runs/$(basename $d).safetensors; done; }
 #   bash benchmarks/device/campaign.sh save runs/o-*.safetensors                             # after the lease
@@ -52,8 +53,7 @@ SU_STOP=${SU_STOP:-68300}; SU_COOL=${SU_COOL:-11000}
 CO_STOP=${CO_STOP:-20000}; CO_COOL=${CO_COOL:-4000}  # Counting: 5.1M images at batch 256
 init_of() { [ -e runs/o-$1.safetensors ] && echo runs/o-$1.safetensors || echo ""; }
 wstep() {  # the training step recorded in a weights file (0 if there is none)
-  [ -e "$1" ] || { echo 0; return; }
-  python3 -c "import json,struct,sys; f=open(sys.argv[1],'rb'); h=json.loads(f.read(struct.unpack('<Q',f.read(8))[0])); print(json.loads(h['__metadata__']['record'])['step'])" "$1"
+  [ -e "$1" ] && bash benchmarks/device/campaign.sh record "$1" | cut -f1 || echo 0
 }
 srm() {  # GPU 0
   TASK=even-pixels GPUS=0 RUN=o-srm COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/train.sh unet-s-g16-gc $(mins 45) \
@@ -68,26 +68,18 @@ rcb() {  # GPUs 2-3
   NPROC=2 GPUS=2,3 PORT=29501 BASELINE=ddpm RUN=o-rcb COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/sudoku_cell.sh cell-rcb \
     $(mins 20) "$(init_of rcb)" --seed 0 --batch-size 1024 --steps $SU_STOP --cooldown-steps $SU_COOL
 }
-count() {  # GPU RUN PRESET TASK [PRESET:BATCH...]: throughput first on a host without the run, then training
-  local gpu=$1 run=$2 preset=$3 task=$4; shift 4
-  if [ ! -e $W/$run/last.pt ] && [ -z "$(init_of ${run#o-})" ]; then  # the first call only
-    mkdir -p $R/bench
-    for pb in "$@"; do
-      CUDA_VISIBLE_DEVICES=$gpu timeout 120 python benchmarks/bench_train.py --task $task --preset ${pb%:*} \
-        --batch ${pb#*:} --compile --steps 60 --warmup 20 --json $R/bench/train-throughput-gpu$gpu.json | tail -1
-    done
-  fi
-  TASK=$task GPUS=$gpu RUN=$run COMPILE=1 EVAL_EVERY=1000 EVAL_BUDGET=256 BASELINE=${B:-srm} WEIGHTS=${CW:-1} bash benchmarks/device/train.sh \
-    $preset $(mins 60) "$(init_of ${run#o-})" --seed 0 --batch-size 256 --lr 4e-4 ${CO_ARGS:-}
+count() {  # GPU RUN PRESET TASK: one Counting run (BASELINE from B, default srm)
+  local gpu=$1 run=$2 preset=$3 task=$4
+  TASK=$task GPUS=$gpu RUN=$run COMPILE=1 EVAL_EVERY=1000 EVAL_BUDGET=256 BASELINE=${B:-srm} WEIGHTS=0 bash benchmarks/device/train.sh \
+    $preset $(mins 60) "$(init_of ${run#o-})" --seed 0 --batch-size 256 --lr 4e-4 --steps $CO_STOP --cooldown-steps $CO_COOL
 }
 newest() { [ -e $W/o-$1/weights.safetensors ] && echo $W/o-$1/weights.safetensors || echo runs/o-$1.safetensors; }
 counting() {  # Counting with the stem race's winner (lease o), SRM and DDPM a shape, two runs a GPU
-  export CO_ARGS="--steps $CO_STOP --cooldown-steps $CO_COOL" CW=0  # weights packed below: $OUT holds 8 files
   count 2 o-s2 small-s2 counting-polygons > $L/s2 2>&1 &
   B=ddpm count 2 o-d2 small-s2 counting-polygons > $L/d2 2>&1 &
   count 3 o-s2s small-s2 counting-stars > $L/s2s 2>&1 &
   B=ddpm count 3 o-d2s small-s2 counting-stars > $L/d2s 2>&1 &
-  wait; cat $L/s2 $L/d2 $L/s2s $L/d2s
+  wait  # their weights in one file pair: $OUT holds 8 files
   ( cd $W && tar cf - $(for r in s2 d2 s2s d2s; do ls o-$r/weights.safetensors 2>/dev/null; done) ) \
     | split -b 15000000 - $OUT/weights-count.tar.part-
 }
@@ -116,13 +108,7 @@ case $1 in
 go)
   { srm; } > $L/srm 2>&1 &
   { ddpm; } > $L/ddpm 2>&1 &
-  case ${G23:-g23} in
-    g23) { g23; } > $L/g23 2>&1 &;;
-    rcb) { rcb; } > $L/rcb 2>&1 &;;
-    count)  # lease o's first call: the stem race
-      { count 2 o-s2 small-s2 counting-polygons small:64 small:256; } > $L/s2 2>&1 &
-      { count 3 o-s4 small-s4 counting-polygons small-s2:256 small-s4:256; } > $L/s4 2>&1 &;;
-  esac
+  { g23; } > $L/g23 2>&1 &
   wait
   grep -h -v -i warn $L/*
   ;;
