@@ -1,4 +1,6 @@
-# Lease p (2026-11-27, fourteenth session): only 1- and 2-GPU kinds are lent (`status`), so the
+# Lease p RAN 2026-11-27 (fourteenth session; 2x H200, 27.6 device-min, 3 calls; cell-rcb reached step
+# 68,300 in call 3 and was scored there: easy / medium / hard 0.930 / 0.072 / 0.000; no minutes were
+# left for Even Pixels; logs docs/runs/lease-2026-11-27p/). Planned: only 1- and 2-GPU kinds are lent (`status`), so the
 # 4-GPU plan of benchmarks/device/lease-2026-11-27o.sh is cut to what closes issue 11 first: the
 # Sudoku DDPM `cell-rcb` (the paper's objective, no auxiliary digit loss) on both GPUs of a 2x host
 # under DDP (batch 1024, 512 a GPU, as in lease o) from runs/o-rcb.safetensors (step 29,600) to step
