@@ -21,6 +21,7 @@ they are the only states the predicted-order sampler without overlap visits.
 """
 from __future__ import annotations
 
+import functools
 
 import numpy as np
 import torch
@@ -155,38 +156,43 @@ class NoiseLevelSampler:
 
 # ----------------------------------------------------------------------------- on the device
 
+@functools.lru_cache(maxsize=32)
+def _allocation_plan(d: int, sharpness: float, device: str) -> tuple[list[tuple[torch.Tensor, ...]], torch.Tensor]:
+    """The recursion of :func:`recursive_allocation` laid out as a full binary tree, for
+    :func:`recursive_allocation_torch`: per depth the Beta parameter and the halves' sizes of
+    every segment (children of segment j at 2j and 2j + 1; a segment of one patch splits into
+    sizes 0 and 1, an empty one into 0 and 0, so they carry their total unchanged), and the
+    columns of the last depth that hold the d patches."""
+    sizes = np.array([d], dtype=np.int64)
+    depths = []
+    while sizes.max() > 1:
+        d1 = sizes // 2
+        alpha = np.array([split_alpha(int(n), sharpness) if n > 1 else 1.0 for n in sizes])
+        depths.append(tuple(torch.tensor(a, dtype=torch.float64, device=device) for a in (alpha, d1, sizes - d1)))
+        sizes = np.stack([d1, sizes - d1], 1).reshape(-1)
+    return depths, torch.from_numpy(np.flatnonzero(sizes == 1)).to(device)
+
+
 def recursive_allocation_torch(tbar: torch.Tensor, d: int, sharpness: float) -> torch.Tensor:
     """:func:`recursive_allocation` on the device, vectorised over the batch and over every
-    split of one depth of the recursion (so ~log2(d) Beta draws, not d - 1).
+    split of one depth of the recursion: ~log2(d) depths of a few batched operations each
+    (one Beta draw over all segments of a depth), whatever d, so the host issues ~100
+    operations a call instead of one per segment.
 
     Uses the global torch RNG. Returns (B, d) float32 rows with mean ``tbar``.
     """
     b = tbar.shape[0]
     dev = tbar.device
+    depths, leaves = _allocation_plan(d, float(sharpness), str(dev))
     totals = (tbar.double() * d)[:, None]  # (B, segments)
-    sizes = [d]
-    while any(n > 1 for n in sizes):
-        split = [n > 1 for n in sizes]
-        n = torch.tensor(sizes, device=dev, dtype=torch.float64)
-        d1 = torch.floor(n / 2)
-        d2 = n - d1
-        alpha = torch.tensor([split_alpha(s, sharpness) if s > 1 else 1.0 for s in sizes], device=dev,
-                             dtype=torch.float64).expand(b, -1)
-        r = torch.distributions.Beta(alpha, alpha, validate_args=False).sample()  # no host sync per depth
+    for alpha, d1, d2 in depths:
+        r = torch.distributions.Beta(alpha.expand(b, -1), alpha.expand(b, -1), validate_args=False).sample()
         s1_max = torch.minimum(totals, d1)
         s1_min = torch.clamp(totals - torch.minimum(totals, d2), min=0.0)
         s1 = s1_min + (s1_max - s1_min) * r
-        cols, new_sizes = [], []
-        for j, s in enumerate(sizes):
-            if split[j]:
-                cols += [s1[:, j], totals[:, j] - s1[:, j]]
-                new_sizes += [s // 2, s - s // 2]
-            else:
-                cols.append(totals[:, j])
-                new_sizes.append(s)
-        totals, sizes = torch.stack(cols, 1), new_sizes
+        totals = torch.stack([s1, totals - s1], 2).reshape(b, -1)
     order = torch.rand(b, d, device=dev).argsort(1)
-    return totals.gather(1, order).clamp(0.0, 1.0).float()
+    return totals[:, leaves].gather(1, order).clamp(0.0, 1.0).float()
 
 
 class DeviceLevelSampler:

@@ -106,6 +106,20 @@ def test_recursive_allocation_torch_keeps_the_mean(d: int, sharpness: float) -> 
     torch.testing.assert_close(t.double().mean(1), tbar.double(), atol=1e-5, rtol=0)
 
 
+@pytest.mark.parametrize("d,sharpness,tbar", [(256, 0.75, 0.3), (81, 1.0, 0.6), (37, 0.5, 0.5)])
+def test_recursive_allocation_torch_draws_the_reference_allocation(d: int, sharpness: float, tbar: float) -> None:
+    """The batched tree (every segment of a depth in one Beta draw) allocates as Algorithm 1
+    does segment by segment: the mean sorted row (the expected order statistics) and the
+    spread of rows match the numpy reference."""
+    from srm_bench.baselines.tsampling import recursive_allocation
+
+    torch.manual_seed(0)
+    t = np.sort(recursive_allocation_torch(torch.full((6000,), tbar), d, sharpness).double().numpy(), 1)
+    ref = np.sort(recursive_allocation(np.full(6000, tbar), d, sharpness, np.random.default_rng(0)), 1)
+    np.testing.assert_allclose(t.mean(0), ref.mean(0), atol=0.01)
+    np.testing.assert_allclose(t.std(1).mean(), ref.std(1).mean(), rtol=0.02)
+
+
 def test_device_sampler_matches_the_numpy_sampler_in_distribution() -> None:
     from srm_bench.baselines.tsampling import NoiseLevelSampler
 
