@@ -39,6 +39,22 @@ def host_ops(fn) -> int:  # type: ignore[no-untyped-def]
     return sum(e.count for e in prof.key_averages() if e.key.startswith("aten::"))
 
 
+def sampler_from(impl: str | None) -> type[DeviceLevelSampler]:
+    """``DeviceLevelSampler`` of baselines/tsampling.py, or of the copy ``impl`` (exits with one
+    line if it cannot be loaded)."""
+    if not impl:
+        return DeviceLevelSampler
+    if not os.path.isfile(impl):
+        sys.exit(f"--impl {impl}: no such file (write one with git show REV:baselines/tsampling.py > FILE)")
+    # Loaded as part of the package, so its relative imports resolve.
+    spec = importlib.util.spec_from_file_location("srm_bench.baselines._bench_impl", impl)
+    if spec is None or spec.loader is None:
+        sys.exit(f"--impl {impl}: not a Python file")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.DeviceLevelSampler  # type: ignore[no-any-return]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", default="cpu")
@@ -46,16 +62,7 @@ def main() -> None:
     ap.add_argument("--kind", default="uniform_tbar", choices=["uniform_tbar", "independent", "shared"])
     ap.add_argument("--impl", help="a copy of baselines/tsampling.py to take the sampler from")
     a = ap.parse_args()
-    sampler_class = DeviceLevelSampler
-    if a.impl and not os.path.isfile(a.impl):
-        sys.exit(f"--impl {a.impl}: no such file (write one with git show REV:baselines/tsampling.py > FILE)")
-    if a.impl:  # loaded as part of the package, so its relative imports resolve
-        spec = importlib.util.spec_from_file_location("srm_bench.baselines._bench_impl", a.impl)
-        if spec is None or spec.loader is None:
-            sys.exit(f"--impl {a.impl}: not a Python file")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        sampler_class = mod.DeviceLevelSampler
+    sampler_class = sampler_from(a.impl)
     dev = torch.device(a.device)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     print(f"device {torch.cuda.get_device_name(dev) if dev.type == 'cuda' else 'cpu'}, kind {a.kind}, "

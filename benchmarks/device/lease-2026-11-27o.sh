@@ -23,8 +23,9 @@
 #   uses ~1% of a GPU's FLOPs): polygons (the SRM `o-s2` continued, the DDPM `o-d2`) and stars
 #   (`o-s2s`, `o-d2s`). On a 2-GPU host they share the GPUs with the Even Pixels runs, which slows
 #   those by an amount this script's logs will show (not measured before).
-# Call 1 of lease q also times the training level sampler on the GPU before and after the batched
-#   tree (docs/baselines.md, "A host cost in the level sampler"): needs runs/tsampling_8f0bb1b.py.
+# Call 1 of lease q also times the training level sampler and the whole Counting step on the polygons
+#   GPU before and after the batched tree, ~5 minutes before the Counting runs start there
+#   (docs/baselines.md, "A host cost in the level sampler"): needs runs/tsampling_8f0bb1b.py.
 #
 #   bash benchmarks/device/campaign.sh restore o-srm o-ddpm o-s2                   # before call 1
 #   git show 8f0bb1b:baselines/tsampling.py > runs/tsampling_8f0bb1b.py
@@ -66,6 +67,7 @@ count() {  # GPU RUN PRESET TASK: one Counting run (BASELINE from B, default srm
     $preset $(mins 60) "$(init_of ${run#o-})" --seed 0 --batch-size 256 --lr 4e-4 --steps $CO_STOP --cooldown-steps $CO_COOL
 }
 counting() {  # polygons on GPU $1, stars on GPU $2: SRM and DDPM a shape with the stem race's winner (lease o)
+  sampler_bench $1
   count $1 o-s2 small-s2 counting-polygons > $L/s2 2>&1 &
   B=ddpm count $1 o-d2 small-s2 counting-polygons > $L/d2 2>&1 &
   count $2 o-s2s small-s2 counting-stars > $L/s2s 2>&1 &
@@ -74,20 +76,22 @@ counting() {  # polygons on GPU $1, stars on GPU $2: SRM and DDPM a shape with t
   ( cd $W && tar cf - $(for r in s2 d2 s2s d2s; do ls o-$r/weights.safetensors 2>/dev/null; done) ) \
     | split -b 15000000 - $OUT/weights-count.tar.part-
 }
-sampler_bench() {  # the level sampler on the GPU, before and after the batched tree (once a host)
+sampler_bench() {  # GPU $1, once a host: the level sampler and the whole Counting step, before and after
+  # the batched tree (needs runs/tsampling_8f0bb1b.py); the Even Pixels runs already share the host
   local old=runs/tsampling_8f0bb1b.py
   [ -e $old ] && [ ! -e $R/.sampler ] || return 0
   mkdir -p $R && touch $R/.sampler
-  { CUDA_VISIBLE_DEVICES=0 python benchmarks/bench_level_sampler.py --device cuda
-    CUDA_VISIBLE_DEVICES=0 python benchmarks/bench_level_sampler.py --device cuda --impl $old; } 2>&1 \
-    | grep -v -i warn | tee $OUT/bench-level-sampler.txt
+  for impl in "" "--impl $old"; do
+    CUDA_VISIBLE_DEVICES=$1 timeout 60 python benchmarks/bench_level_sampler.py --device cuda $impl
+    CUDA_VISIBLE_DEVICES=$1 timeout 150 python benchmarks/profile_loop.py --task counting-polygons --preset small-s2 \
+      --batch 256 --compile --steps 100 --top 8 $impl
+  done 2>&1 | grep -v -i warn | tee $OUT/bench-level-sampler.txt
 }
 gpu() {  # the GPU of slot $1 (0..3) on this host: all four, or two shared
   echo $(( $1 % NGPU ))
 }
 case $1 in
 go)
-  sampler_bench
   { srm; } > $L/srm 2>&1 &
   { ddpm; } > $L/ddpm 2>&1 &
   counting $(gpu 2) $(gpu 3) &
