@@ -120,6 +120,18 @@ def test_recursive_allocation_torch_draws_the_reference_allocation(d: int, sharp
     np.testing.assert_allclose(t.std(1).mean(), ref.std(1).mean(), rtol=0.02)
 
 
+def test_recursive_allocation_torch_builds_its_plan_once() -> None:
+    """The per-depth tensors are made once per (patches, sharpness, device): built from Python
+    lists on every call they would be host-to-device copies, each a wait for the GPU."""
+    from srm_bench.baselines.tsampling import _allocation_plan
+
+    _allocation_plan.cache_clear()
+    for _ in range(3):
+        recursive_allocation_torch(torch.rand(4), 81, 1.0)
+    info = _allocation_plan.cache_info()
+    assert (info.misses, info.hits) == (1, 2)
+
+
 def test_device_sampler_matches_the_numpy_sampler_in_distribution() -> None:
     from srm_bench.baselines.tsampling import NoiseLevelSampler
 
