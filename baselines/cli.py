@@ -34,7 +34,8 @@ def _progress(ctx: click.Context) -> bool:
 @click.option("--data", type=click.Path(path_type=Path), default=None,
               help="Generated train split [default: Sudoku and Even Pixels draw fresh data on the device every "
                    "step; Counting draws from a bank of 4096 train images on the device, replaced by freshly "
-                   "rendered ones every 300 steps (CPU workers render the next bank meanwhile)].")
+                   "rendered ones once each image has been drawn ~4 times: every 300 steps at batch 56, 66 at "
+                   "256 (CPU workers render the next bank meanwhile)].")
 @click.option("--init", "init", type=click.Path(path_type=Path), default=None,
               help="Continue from a weights.safetensors of the same baseline/task/preset (fresh optimizer, "
                    "warm-up again; steps, images and GPU-hours carried over). --steps is the total to reach.")

@@ -166,6 +166,18 @@ class EvenPixelsStream:
 # ---------------------------------------------------------------------------- counting
 
 CHUNK = 64  # items per render job: small enough to spread a bank over the workers, large enough to amortise a job
+# How often a rendered image is drawn while its bank is live, all ranks together: 300 draws of a
+# 4096-image bank at the paper's batch of 56. The bank's number of draws follows the batch so
+# that this stays the same (300 at 56, 66 at 256).
+BANK_VIEWS = 300 * 56 / 4096
+
+
+def bank_refresh(batch: int, bank_size: int = 4096) -> int:
+    """Draws a bank serves so that each of its images is drawn ~:data:`BANK_VIEWS` times at
+    ``batch`` images a draw (the global batch: every rank draws from the same bank)."""
+    if batch < 1:
+        raise SrmBenchError(f"batch must be at least 1 (got {batch})")
+    return max(1, round(BANK_VIEWS * bank_size / batch))
 
 # Per worker process: the generator, its config and shared arrays, and the bank file mapped in.
 _WORKER: dict[str, Any] = {}
@@ -214,8 +226,9 @@ class CountingStream:
 
     Resume: ``seek(k)`` makes the next draw the k-th (from 0) of an uninterrupted stream, so
     with the same torch seed it returns the same images. Every rank renders the same banks;
-    their draws differ through the torch seed, so at the paper's batch of 56 (all ranks
-    together) an image is drawn ``refresh * 56 / bank_size`` = 4.1 times by default.
+    their draws differ through the torch seed, so at a global batch of ``batch`` an image is
+    drawn ``refresh * batch / bank_size`` times: by default ~4.1 whatever the batch
+    (:func:`bank_refresh`).
 
     ``close()`` (or ``with``, or garbage collection, or interpreter exit) ends the workers.
 
@@ -227,14 +240,16 @@ class CountingStream:
 
     task = "counting-polygons"
 
-    def __init__(self, device: str | torch.device, *, data_seed: int = 0, bank_size: int = 4096, refresh: int = 300,
-                 workers: int | None = None, start_method: str | None = None) -> None:
+    def __init__(self, device: str | torch.device, *, data_seed: int = 0, bank_size: int = 4096,
+                 refresh: int | None = None, batch: int = 56, workers: int | None = None,
+                 start_method: str | None = None) -> None:
         """
         Args:
             device: where the bank sits and batches are made.
             data_seed: the train split's seed.
             bank_size: images per bank (4096 x 48 KiB = 192 MiB on the device, as much in /dev/shm).
-            refresh: draws served by one bank.
+            refresh: draws served by one bank [``bank_refresh(batch, bank_size)``: 300 at 56].
+            batch: images a draw takes, all ranks together (sets the default ``refresh``).
             workers: render processes [min(4, CPUs available)].
             start_method: multiprocessing start method [forkserver on a CUDA device: forking a
                 process that has started CUDA is unsafe; elsewhere the platform's default, fork on
@@ -248,6 +263,8 @@ class CountingStream:
         from srm_bench.generation import get_generator
         from srm_bench.registry import get_task
 
+        if refresh is None:
+            refresh = bank_refresh(batch, max(1, bank_size))
         if bank_size < 1 or refresh < 1:
             raise SrmBenchError(f"bank_size and refresh must be at least 1 (got {bank_size}, {refresh})")
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -395,12 +412,16 @@ STREAMS: dict[str, type[Stream]] = {"sudoku": SudokuStream, "even-pixels": EvenP
                                     "counting-polygons": CountingPolygonsStream, "counting-stars": CountingStarsStream}
 
 
-def make_stream(task: str, device: str | torch.device) -> Stream:
-    """The device stream of a task (a counting stream starts its render workers at once).
+def make_stream(task: str, device: str | torch.device, *, batch: int | None = None) -> Stream:
+    """The device stream of a task (a counting stream starts its render workers at once;
+    ``batch``, the global batch, sets how many draws its banks serve: :func:`bank_refresh`).
 
     Raises:
         SrmBenchError: the task has no device stream (train on a generated split with --data).
     """
     if task not in STREAMS:
         raise SrmBenchError(f"{task} has no on-device data stream; generate a train split and pass --data DIR")
-    return STREAMS[task](device)
+    cls = STREAMS[task]
+    if batch is not None and issubclass(cls, CountingStream):
+        return cls(device, batch=batch)
+    return cls(device)

@@ -603,7 +603,7 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
     # Data: a device stream or a generated split.
     stream = train_data = None
     if data is None:
-        stream = make_stream(cfg.task, dev)
+        stream = make_stream(cfg.task, dev, batch=cfg.batch_size)
         data_sha = f"stream:{cfg.task}"
     else:
         train_data = data if isinstance(data, TrainData) else load_train_data(data, cfg)

@@ -54,7 +54,7 @@ def main() -> None:
     cuda = dev.type == "cuda"
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     cfg = replace(make_config(a.task, a.baseline, a.preset), batch_size=a.batch, compile=a.compile)
-    stream = make_stream(a.task, dev)
+    stream = make_stream(a.task, dev, batch=a.batch)
     try:
         state = TrainState.fresh(cfg, dev)
         side, patch = cfg.model["image_size"], cfg.model["patch_size"]

@@ -78,7 +78,7 @@ def test_counting_trains_from_its_background_stream_and_resumes_the_same(tmp_pat
     from srm_bench.baselines import streams
 
     class Small(streams.CountingStarsStream):
-        def __init__(self, device):
+        def __init__(self, device, **kw):  # the loop passes its batch (which would set refresh)
             super().__init__(device, bank_size=8, refresh=2, workers=1)
 
     cfg = replace(make_config("counting-stars", "srm", "tiny"), steps=5, ckpt_every=3, log_every=1, batch_size=2)

@@ -142,6 +142,22 @@ def test_make_stream_knows_the_counting_tasks() -> None:
     assert not multiprocessing.active_children()
 
 
+def test_a_bank_serves_fewer_draws_at_a_larger_batch() -> None:
+    """An image is drawn ~4.1 times while its bank is live, whatever the (global) batch: the
+    paper's 56 keeps 300 draws a bank, the Counting campaign's 256 gets 66."""
+    from srm_bench.baselines.streams import bank_refresh
+
+    assert (bank_refresh(56), bank_refresh(256), bank_refresh(10**6)) == (300, 66, 1)
+    assert bank_refresh(256, bank_size=8) == 1 and bank_refresh(2, bank_size=8) == 16
+    with pytest.raises(SrmBenchError, match="batch must be at least 1"):
+        bank_refresh(0)
+    s = make_stream("counting-polygons", "cpu", batch=256)
+    try:
+        assert s.refresh == 66 and "66 draws each" in s.source["bank"]
+    finally:
+        s.close()
+
+
 def test_forkserver_workers_render_the_same_bank_and_are_the_default_on_cuda() -> None:
     """On a CUDA device the workers must not be forked from the training process (CUDA is
     started there); forkserver renders the same bank as fork."""
