@@ -77,8 +77,11 @@ def test_counting_trains_from_its_background_stream_and_resumes_the_same(tmp_pat
 
     from srm_bench.baselines import streams
 
+    passed: list[dict] = []
+
     class Small(streams.CountingStarsStream):
-        def __init__(self, device, **kw):  # the loop passes its batch (which would set refresh)
+        def __init__(self, device, **kw):  # the loop passes its batch, which would set refresh
+            passed.append(kw)
             super().__init__(device, bank_size=8, refresh=2, workers=1)
 
     cfg = replace(make_config("counting-stars", "srm", "tiny"), steps=5, ckpt_every=3, log_every=1, batch_size=2)
@@ -91,6 +94,7 @@ def test_counting_trains_from_its_background_stream_and_resumes_the_same(tmp_pat
     finally:
         streams.STREAMS["counting-stars"] = orig
     assert whole["data_wait_s"] >= 0.0 and not (tmp_path / "a" / "data").exists()
+    assert passed == [{"batch": 2}] * 3  # the global batch sets how many draws a bank serves
     a, _, _ = load_weights(tmp_path / "a" / "weights.safetensors")
     b, _, _ = load_weights(tmp_path / "b" / "weights.safetensors")
     for k in a:
