@@ -24,7 +24,7 @@
 #   (`o-s2s`, `o-d2s`). On a 2-GPU host they share the GPUs with the Even Pixels runs, which slows
 #   those by an amount this script's logs will show (not measured before).
 # Call 1 of lease q also times the training level sampler and the whole Counting step on the polygons
-#   GPU before and after the batched tree, ~5 minutes before the Counting runs start there
+#   GPU before and after the batched tree, 3-7 minutes (timeouts) before the Counting runs start there
 #   (docs/baselines.md, "A host cost in the level sampler"): needs runs/tsampling_8f0bb1b.py.
 #
 #   bash benchmarks/device/campaign.sh restore o-srm o-ddpm o-s2                   # before call 1
