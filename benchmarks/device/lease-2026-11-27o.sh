@@ -18,7 +18,8 @@
 #   so ~40 more minutes after lease o. Probed on its GPU after every call.
 # GPU 1: the DDPM with the same network, seed 0, to the same 32,000 steps; ~9 steps/s alone.
 # GPU 2 (GPU 0) / GPU 3 (GPU 1): the Counting baselines with the stem race's winner `small-s2`
-#   (batch 256, lr 4e-4, seed 0, evaluated every 1,000 steps on 64 test images at 256 NFE) to step
+#   (batch 256, lr 4e-4, seed 0, evaluated every 2,000 steps on 64 test images at 256 NFE: lease o spent
+#   ~20 s an evaluation, 22% of its time at 1,000) to step
 #   20,000 (5.1M images, the last 4,000 in a linear decay), SRM and DDPM, two runs a GPU (one run
 #   uses ~1% of a GPU's FLOPs): polygons (the SRM `o-s2` continued, the DDPM `o-d2`) and stars
 #   (`o-s2s`, `o-d2s`). On a 2-GPU host they share the GPUs with the Even Pixels runs, which slows
@@ -63,7 +64,7 @@ ddpm() {  # GPU 1
 }
 count() {  # GPU RUN PRESET TASK: one Counting run (BASELINE from B, default srm)
   local gpu=$1 run=$2 preset=$3 task=$4
-  TASK=$task GPUS=$gpu RUN=$run COMPILE=1 EVAL_EVERY=1000 EVAL_BUDGET=256 BASELINE=${B:-srm} WEIGHTS=0 bash benchmarks/device/train.sh \
+  TASK=$task GPUS=$gpu RUN=$run COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=${B:-srm} WEIGHTS=0 bash benchmarks/device/train.sh \
     $preset $(mins 60) "$(init_of ${run#o-})" --seed 0 --batch-size 256 --lr 4e-4 --steps $CO_STOP --cooldown-steps $CO_COOL
 }
 counting() {  # polygons on GPU $1, stars on GPU $2: SRM and DDPM a shape with the stem race's winner (lease o)
