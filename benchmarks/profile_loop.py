@@ -32,6 +32,7 @@ from torch.profiler import ProfilerActivity, profile
 
 from bench_level_sampler import sampler_from  # benchmarks/, the script's folder
 
+from srm_bench.baselines.losses import LossWeights
 from srm_bench.baselines.presets import make_config
 from srm_bench.baselines.streams import make_stream
 from srm_bench.baselines.train import BatchMaker, TrainState, _setup_device, make_loss_fn, train_step
@@ -61,7 +62,7 @@ def main() -> None:
         tsampler = sampler_from(a.impl)(TSamplingConfig(**cfg.tsampling), (side // patch) ** 2, dev)
         make_batch = BatchMaker(cfg, dev, rank=0, local_batch=a.batch, stream=stream, tsampler=tsampler)
         templates = stream.templates() if hasattr(stream, "templates") else None
-        loss_fn = make_loss_fn(cfg, state.model, dev, templates if cfg.loss.get("nll_target") == "template" else None)
+        loss_fn = make_loss_fn(cfg, state.model, dev, templates if LossWeights(**cfg.loss).nll_target == "template" else None)
         lr = cfg.lr
         step = 0
         for _ in range(5 if a.compile else 2):  # warm-up (compilation, cuDNN autotuning, first bank)

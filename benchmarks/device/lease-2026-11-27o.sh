@@ -50,9 +50,6 @@ L=/tmp/lease-o; rm -rf $L; mkdir -p $L  # this call's printed logs
 EP_STOP=${EP_STOP:-32000}; EP_COOL=${EP_COOL:-6000}
 CO_STOP=${CO_STOP:-20000}; CO_COOL=${CO_COOL:-4000}  # Counting: 5.1M images at batch 256
 init_of() { [ -e runs/o-$1.safetensors ] && echo runs/o-$1.safetensors || echo ""; }
-wstep() {  # the training step recorded in a weights file (0 if there is none)
-  [ -e "$1" ] && bash benchmarks/device/campaign.sh record "$1" | cut -f1 || echo 0
-}
 srm() {  # GPU 0
   TASK=even-pixels GPUS=0 RUN=o-srm COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/train.sh unet-s-g16-gc $(mins 45) \
     "$(init_of srm)" --seed 0 --steps $EP_STOP --cooldown-steps $EP_COOL

@@ -23,7 +23,6 @@ L=/tmp/lease-p; rm -rf $L; mkdir -p $L
 EP_STOP=${EP_STOP:-32000}; EP_COOL=${EP_COOL:-6000}
 SU_STOP=${SU_STOP:-68300}; SU_COOL=${SU_COOL:-11000}
 newest() { [ -e $W/o-$1/weights.safetensors ] && echo $W/o-$1/weights.safetensors || echo runs/o-$1.safetensors; }
-wstep() { [ -e "$1" ] && bash benchmarks/device/campaign.sh record "$1" | cut -f1 || echo 0; }
 init_of() { [ -e runs/o-$1.safetensors ] && echo runs/o-$1.safetensors || echo ""; }
 if [ "$(wstep $(newest rcb))" -lt "$SU_STOP" ]; then
   NPROC=2 GPUS=0,1 BASELINE=ddpm RUN=o-rcb COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/sudoku_cell.sh cell-rcb \

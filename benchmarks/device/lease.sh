@@ -1,8 +1,10 @@
-# Sourced by a lease script (benchmarks/device/lease-*.sh) after setup.sh: the call's clock.
+# Sourced by a lease script (benchmarks/device/lease-*.sh) after setup.sh: the call's clock, and a weights file's step.
 # T0 is the call's start (export it in the run command), END its budget in seconds (default 560).
 #   left         seconds left in the call
 #   mins S       minutes to give a job that must end S seconds before the call does (>= 0.5)
+#   wstep W      the training step recorded in weights file W (0 if there is none)
 T0=${T0:-$(date +%s)}
 NGPU=$(nvidia-smi -L | wc -l)
 left() { echo $(( ${END:-560} - ($(date +%s) - T0) )); }
 mins() { python3 -c "print(round(max(0.5, ($(left) - $1) / 60), 2))"; }
+wstep() { [ -e "$1" ] && bash benchmarks/device/campaign.sh record "$1" | cut -f1 || echo 0; }
