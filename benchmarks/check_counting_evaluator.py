@@ -9,6 +9,10 @@ that {digits} != {#objects, #vertices} (accuracy should fall to 0, consistency s
 Then robustness: the first ``--robust-n`` test images with Gaussian pixel noise, Gaussian
 blur or JPEG compression, i.e. how far a sample may stray from a clean rendering before the
 classifiers stop reading it (correct content, so 1.0 is the right score).
+Then floors (``--floor-n``): what images that do not show the task score, i.e. what a sample's
+accuracy must beat to mean anything: uniform pixel noise, the test images with their 8x8
+patches shuffled (every patch of a true image, in the wrong places), and the test images
+blurred by 3 px (the shapes left as blobs, the digits unreadable).
 """
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=500, help="images per task (the canonical split has 500)")
     parser.add_argument("--robust-n", type=int, default=200, help="images per robustness figure (0: skip)")
+    parser.add_argument("--floor-n", type=int, default=500, help="images per floor figure (0: skip)")
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
     from srm_bench.evaluators import counting as ev
@@ -48,6 +53,12 @@ def main() -> None:
                 got = ev.classify(shape, images, device=args.device)
                 print(f"counting-{shape:8s} {name:32s} accuracy {got['accuracy'].mean():.3f}  "
                       f"consistency {got['consistency'].mean():.3f}")
+        if args.floor_n:
+            clean = gen.render(config, {}, {k: v[:args.floor_n] for k, v in items.items()})
+            for name, images in floors(clean):
+                got = ev.classify(shape, images, device=args.device)
+                print(f"counting-{shape:8s} floor: {name:26s} accuracy {got['accuracy'].mean():.3f}  "
+                      f"consistency {got['consistency'].mean():.3f}")
 
 
 def degraded(images: np.ndarray):
@@ -66,6 +77,20 @@ def degraded(images: np.ndarray):
             Image.fromarray(x).save(buf, format="JPEG", quality=quality)
             out.append(np.asarray(Image.open(buf).convert("RGB")))
         yield f"JPEG, quality {quality}", np.stack(out)
+
+
+def floors(images: np.ndarray, patch: int = 8):
+    """(name, images) that do not show the task, made from uint8 NHWC ``images``, fixed seed."""
+    rng = np.random.default_rng(0)
+    yield "uniform pixel noise", rng.integers(0, 256, images.shape, dtype=np.uint8)
+    n, h, w, c = images.shape
+    gh, gw = h // patch, w // patch
+    tiles = images.reshape(n, gh, patch, gw, patch, c).transpose(0, 1, 3, 2, 4, 5).reshape(n, gh * gw, patch, patch, c)
+    order = np.argsort(rng.random((n, gh * gw)), axis=1)
+    shuffled = np.take_along_axis(tiles, order[:, :, None, None, None], axis=1)
+    yield "8x8 patches shuffled", shuffled.reshape(n, gh, gw, patch, patch, c).transpose(0, 1, 3, 2, 4, 5).reshape(images.shape)
+    yield "Gaussian blur, radius 3 px", np.stack(
+        [np.asarray(Image.fromarray(x).filter(ImageFilter.GaussianBlur(3))) for x in images])
 
 
 if __name__ == "__main__":
