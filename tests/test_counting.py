@@ -482,3 +482,27 @@ def test_init_starts_from_the_given_weights(tmp_path: Path) -> None:
     save_file({"x": torch.zeros(2)}, str(bad))
     with pytest.raises(SrmBenchError, match="not weights of the counting-stars classifier"):
         tc.train_classifier("stars", **_TINY, init=bad)
+
+
+def test_evaluator_floor_shuffles_whole_patches() -> None:
+    """The 'patches shuffled' floor of benchmarks/check_counting_evaluator.py keeps every 8x8
+    patch of each image (as a multiset) and only moves them."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "check_counting_evaluator.py"
+    spec = importlib.util.spec_from_file_location("check_counting_evaluator", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    images = np.random.default_rng(1).integers(0, 256, (3, 32, 24, 3), dtype=np.uint8)
+    floors = dict(mod.floors(images))
+    shuffled = floors["8x8 patches shuffled"]
+    assert shuffled.shape == images.shape and shuffled.dtype == np.uint8
+
+    def patches(x):
+        return sorted(x[i:i + 8, j:j + 8].tobytes() for i in range(0, 32, 8) for j in range(0, 24, 8))
+
+    for a, b in zip(images, shuffled):
+        assert patches(a) == patches(b)
+        assert not np.array_equal(a, b)
+    assert floors["uniform pixel noise"].shape == images.shape
