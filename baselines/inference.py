@@ -19,7 +19,7 @@ from srm_bench.seeding import stream_id
 from srm_bench.io import file_sha256
 
 from .noise import NoisePath
-from .presets import TrainConfig
+from .presets import TrainConfig, make_config
 from .samplers import sample
 from .schedules import SamplerConfig, make_schedule
 from .train import build_model, load_checkpoint, load_weights
@@ -54,6 +54,17 @@ def load_denoiser(checkpoint: str | Path, device: str, *, ema: bool = True) -> t
     model = build_model(cfg.arch, cfg.model)
     model.load_state_dict(weights)
     return model.to(device).eval(), cfg, state
+
+
+def _zero_patch_record(cfg: TrainConfig) -> dict[str, float]:
+    """``{"zero_patch_prob": p}`` when the run changed its preset's zero-patch rule, else nothing
+    (results of the preset's rule stay as they were)."""
+    p = cfg.tsampling.get("zero_patch_prob")
+    try:
+        preset = make_config(cfg.task, cfg.baseline, cfg.preset).tsampling.get("zero_patch_prob")
+    except (SrmBenchError, KeyError):
+        preset = None
+    return {} if p is None or p == preset else {"zero_patch_prob": float(p)}
 
 
 def graph_for(task: str) -> torch.Tensor | None:
@@ -326,6 +337,7 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
                      # schedule_steps; a checkpoint before that was cut partway through it)
                      "schedule_steps": cfg.steps, "cooldown_steps": cfg.cooldown_steps, "ema_decay": cfg.ema_decay,
                      **({"sequential_mix": cfg.tsampling["sequential_mix"]} if cfg.tsampling.get("sequential_mix") else {}),
+                     **_zero_patch_record(cfg),
                      "gpu_hours": round(float(rec["gpu_hours"]) if "gpu_hours" in rec else
                                         float(state.get("wall_s", 0.0)) * int(state.get("world_size", 1)) / 3600, 4),
                      "images": int(rec.get("images", int(state["step"]) * cfg.batch_size)),

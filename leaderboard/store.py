@@ -206,12 +206,18 @@ def check_entry(res: Result, name: str, path: Path, backing: Mapping[str, Mappin
 
 
 def _tsampling(training: Mapping[str, Any]) -> Any:
-    """The training levels' rule, naming a share of sampler-shaped rows (``--sequential-mix``, our
-    deviation from the paper) where there was one: such a model is not the paper's Uniform t-bar."""
+    """The training levels' rule, naming our deviations from the paper where a run had them: a
+    share of sampler-shaped rows (``--sequential-mix``) and a changed zero-patch rule
+    (``--zero-patch-prob``). Such a model is not the paper's Uniform t-bar."""
     rule = _scalar(training.get("tsampling"))
+    if not isinstance(rule, str):
+        return rule
     mix = training.get("sequential_mix")
-    if isinstance(mix, (int, float)) and not isinstance(mix, bool) and mix > 0 and isinstance(rule, str):
-        return f"{rule} + {mix:g} sequential"
+    if isinstance(mix, (int, float)) and not isinstance(mix, bool) and mix > 0:
+        rule = f"{rule} + {mix:g} sequential"
+    zero = training.get("zero_patch_prob")
+    if isinstance(zero, (int, float)) and not isinstance(zero, bool):
+        rule = f"{rule}, zero patches in {zero:g} of rows"
     return rule
 
 

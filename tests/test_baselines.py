@@ -373,3 +373,37 @@ def test_presets_take_the_image_and_patch_shape_from_the_registry() -> None:
         spec, model = get_task(name), make_config(name, "srm", "paper").model
         assert (model["image_size"], model["in_channels"], model["patch_size"]) == (spec.image_side, spec.channels, spec.patch_size)
     assert make_config("even-pixels", "srm", "paper").model["image_size"] == 32
+
+
+def test_clean_context_probe_scores_the_noisy_patches_only() -> None:
+    """benchmarks/probe_clean_context.py: an exact denoiser scores 0 everywhere; one that predicts
+    zero velocity (x0-hat = z) scores t^2 E[(eps - x)^2] on the noisy patches, whatever share of
+    patches is clean (those are left out, not counted as 0)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "probe_clean_context.py"
+    spec = importlib.util.spec_from_file_location("probe_clean_context", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rf = NoisePath("rectified_flow", "velocity")
+    x = torch.rand(4, 3, 16, 16) * 2 - 1
+
+    class Exact(torch.nn.Module):
+        def forward(self, z, t):
+            tp = pixel_levels(t, (4, 4), 4).clamp_min(1e-6)
+            eps = (z - (1 - tp) * x) / tp
+            return DenoiserOutput(mean=eps - x, v=None, logvar=None, logits=None)
+
+    class Zero(torch.nn.Module):
+        def forward(self, z, t):
+            return DenoiserOutput(mean=torch.zeros_like(z), v=None, logvar=None, logits=None)
+
+    exact = mod.context_errors(Exact(), rf, x, 4, [0.3, 0.9], [0.0, 0.5], seed=0)
+    assert set(exact) == {(0.3, 0.0), (0.3, 0.5), (0.9, 0.0), (0.9, 0.5)}
+    assert max(exact.values()) < 1e-8
+    zero = mod.context_errors(Zero(), rf, x, 4, [0.5], [0.0, 0.5], seed=0)
+    base = zero[(0.5, 0.0)] / 0.25  # E[(eps - x)^2] over all pixels
+    assert 1.0 < base < 2.0
+    assert zero[(0.5, 0.5)] == pytest.approx(zero[(0.5, 0.0)], rel=0.35)

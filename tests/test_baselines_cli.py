@@ -85,6 +85,37 @@ def test_train_cli_refuses_sharpness_for_ddpm(tmp_path, capsys) -> None:
     code, err = run_cli(["train", "--baseline", "srm", "--task", "sudoku", "--sequential-mix", "1.3",
                          "-o", str(tmp_path / "r")], capsys)
     assert code == 1 and "sequential_mix must lie in [0, 1]" in err and not (tmp_path / "r").exists()
+    code, err = run_cli(["train", "--baseline", "ddpm", "--task", "counting-stars", "--zero-patch-prob", "0.5",
+                         "-o", str(tmp_path / "r")], capsys)
+    assert code == 1 and "--zero-patch-prob applies to the SRM" in err
+    code, err = run_cli(["train", "--baseline", "srm", "--task", "even-pixels", "--zero-patch-prob", "-0.1",
+                         "-o", str(tmp_path / "r")], capsys)
+    assert code == 1 and "zero_patch_prob and zero_patch_max_frac must lie in [0, 1]" in err
+    assert not (tmp_path / "r").exists()
+
+
+def test_zero_patch_prob_reaches_the_run_and_is_named_in_the_samples_only_when_changed(tmp_path, capsys) -> None:
+    from srm_bench.baselines.train import load_checkpoint
+    from srm_bench.registry import get_task
+    from srm_bench.samples import read_samples
+
+    def training_of(run, zero):
+        extra = [] if zero is None else ["--zero-patch-prob", zero]
+        code, _ = run_cli(["-q", "train", "--baseline", "srm", "--task", "even-pixels", "--preset", "tiny", "-o", str(run),
+                           "--steps", "1", "--batch-size", "2", "--device", "cpu", *extra], capsys)
+        assert code == 0
+        out = run / "s.h5"
+        code, _ = run_cli(["-q", "sample", str(run / "weights.safetensors"), "-n", "1", "--steps", "4", "--device", "cpu",
+                           "-o", str(out)], capsys)
+        assert code == 0
+        state = load_checkpoint(run / "last.pt")
+        return state["config"]["tsampling"]["zero_patch_prob"], read_samples(
+            out, lambda attrs: get_task(attrs["task"])).attrs["model"]["training"]
+
+    prob, training = training_of(tmp_path / "a", "0.5")
+    assert prob == 0.5 and training["zero_patch_prob"] == 0.5
+    prob, training = training_of(tmp_path / "b", None)  # the preset's rule (the authors': every row)
+    assert prob == 1.0 and "zero_patch_prob" not in training
 
 
 def test_train_cli_unknown_task(tmp_path, capsys) -> None:

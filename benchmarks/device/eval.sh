@@ -1,7 +1,8 @@
 # Samples and scores a trained baseline on its task's canonical test set with `srm-bench sample`
 # and `srm-bench evaluate` (result JSON and per-sample CSV in RESULTS, leaderboard-ready).
 # Usage (GPU machine; one GPU per call, run several in the background for several GPUs):
-#   [GPU=0] [NFE=1000] [ETA=1] [N=500] [SEED=0] [DEVICE=cuda] [RAMP=even|reference] bash benchmarks/device/eval.sh WEIGHTS RESULTS JOB...
+#   [GPU=0] [NFE=1000] [ETA=1] [N=500] [SEED=0] [DEVICE=cuda] [RAMP=even|reference] [NAME=model-name] \
+#     bash benchmarks/device/eval.sh WEIGHTS RESULTS JOB...
 # JOB is SPLIT:SAMPLER[@OVERLAP] with SAMPLER one of parallel, predicted, predicted-entropy,
 # random, graph; e.g. hard:predicted (Sudoku) or :predicted@0.95 (Even Pixels: no split, overlap 0.95).
 # The task comes from the weights.
@@ -22,6 +23,7 @@ for job in "$@"; do
   [ "$overlap" != 0 ] && a+=(--overlap $overlap)
   [ "$s" != parallel ] && [ -n "${RAMP:-}" ] && a+=(--ramp $RAMP)
   [ -n "$split" ] && a+=(--split $split)
+  [ -n "${NAME:-}" ] && a+=(--name "$NAME")  # the leaderboard name [baseline-arch-preset]
   h5=/tmp/samples-$$-$split-$s.h5; last=$res/last-$$-$split-$s-$overlap.json  # one per job and process
   t0=$(date +%s)
   srm-bench -q sample "$w" "${a[@]}" --steps ${NFE:-1000} --eta ${ETA:-1} -n ${N:-500} --seed ${SEED:-0} \

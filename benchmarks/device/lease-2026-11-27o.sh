@@ -28,12 +28,15 @@
 #   seed 0, evaluated every 2,000 steps on 64 test images at 256 NFE) to step 20,000 (5.1M images,
 #   the last 4,000 in a linear decay), SRM and DDPM side by side on one GPU a shape: polygons
 #   (`o-s2`, `o-d2`) and stars (`o-s2s`, `o-d2s`); each run's Table 3 rows scored on its GPU once it
-#   reached the end.
+#   reached the end. Beside the polygons pair, `o-s2z`: o-s2's step-11,300 weights continued with
+#   `--zero-patch-prob 0.5` (half the rows without clean patches: the fifteenth session found the
+#   Counting SRMs 17-20x worse than their DDPMs when no patch is clean, docs/baselines.md), scored
+#   as `srm-unet-small-s2-zp0.5`.
 # On a 2-GPU host: the SRM alone on GPU 0; on GPU 1 the DDPM, then all four Counting runs.
 # A run that reached its end is not trained again; a scoring that succeeded on the host is not
 # repeated (marks in /tmp/results); nothing starts with fewer than 150 s left.
 #
-#   bash benchmarks/device/campaign.sh restore o-srm o-ddpm o-s2 o-d2 o-s2s o-d2s   # before call 1
+#   bash benchmarks/device/campaign.sh restore o-srm o-ddpm o-s2 o-d2 o-s2s o-d2s o-s2z   # before call 1
 #   mkdir -p /work/aside && mv baselines/weights/*.safetensors /work/aside/          # the carry limit; back after
 #   export T0=$(date +%s); END=560 bash benchmarks/device/lease-2026-11-27o.sh go   # every call, carry [".whl", "runs"]
 #   D=<files_at>; for r in srm ddpm; do [ -e $D/weights-o-$r.part-aa ] && cat $D/weights-o-$r.part-* > runs/o-$r.safetensors; done
@@ -90,29 +93,33 @@ score_ep_ddpm() {  # GPU: the DDPM's Table 2 row
   reached ddpm $EP_STOP || { echo "EP DDPM at step $(wstep $d) of $EP_STOP: not scored"; return 1; }
   GPU=$1 timeout $(left) bash $E $d $R/ep-ddpm :parallel
 }
-score_count() {  # RUN GPU: Table 3 rows of Counting run o-RUN (s2, d2, s2s, d2s)
-  local w=$(latest $1) shape=polygons jobs=(:parallel)
+score_count() {  # RUN GPU: Table 3 rows of Counting run o-RUN (s2, d2, s2s, d2s, s2z)
+  local w=$(latest $1) shape=polygons jobs=(:parallel) name=
   [[ $1 == *s ]] && shape=stars
   [[ $1 == s* ]] && jobs=(:parallel :predicted :random :predicted@0.95 :random@0.95)
+  [ $1 = s2z ] && name=srm-unet-small-s2-zp0.5
   reached $1 $CO_STOP || { echo "Counting o-$1 at step $(wstep $w) of $CO_STOP: not scored"; return 1; }
-  GPU=$2 timeout $(left) bash $E $w $R/count-$shape "${jobs[@]}"
+  NAME=$name GPU=$2 timeout $(left) bash $E $w $R/count-$shape "${jobs[@]}"
 }
-count() {  # GPU RUN TASK: one Counting run with the stem race's winner `small-s2` (BASELINE from B, default srm)
-  local gpu=$1 run=$2 task=$3
+count() {  # GPU RUN TASK [ARGS...]: one Counting run with the stem race's winner `small-s2` (BASELINE from B, default srm)
+  local gpu=$1 run=$2 task=$3; shift 3
   reached ${run#o-} $CO_STOP && return 0
   TASK=$task GPUS=$gpu RUN=$run COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=${B:-srm} WEIGHTS=0 bash benchmarks/device/train.sh \
-    small-s2 $(mins 60) "$(init_of ${run#o-})" --seed 0 --batch-size 256 --lr 4e-4 --steps $CO_STOP --cooldown-steps $CO_COOL
+    small-s2 $(mins 60) "$(init_of ${run#o-})" --seed 0 --batch-size 256 --lr 4e-4 --steps $CO_STOP --cooldown-steps $CO_COOL "$@"
 }
-pair() {  # GPU SHAPE: a shape's SRM and DDPM side by side on one GPU, each scored there once it reached the end
+pair() {  # GPU SHAPE: a shape's SRM and DDPM side by side on one GPU, each scored there once it reached the end;
+  # for polygons also `o-s2z`, the SRM continued from o-s2's step 11,300 with zero patches in half the rows
   local s=s2 d=d2 task=counting-polygons
   [ $2 = stars ] && { s=s2s; d=d2s; task=counting-stars; }
   [ $(left) -ge 150 ] || return 0
   { count $1 o-$s $task > $L/$s 2>&1; once count-$s score_count $s $1; } &
   { B=ddpm count $1 o-$d $task > $L/$d 2>&1; once count-$d score_count $d $1; } &
+  [ $2 = polygons ] && [ -e runs/o-s2z.safetensors ] && \
+    { count $1 o-s2z $task --zero-patch-prob 0.5 > $L/s2z 2>&1; once count-s2z score_count s2z $1; } &
   wait
 }
 count_weights() {  # the Counting runs' weights in one file pair ($OUT holds 8 files)
-  local f=$(cd $W 2>/dev/null && for r in s2 d2 s2s d2s; do ls o-$r/weights.safetensors 2>/dev/null; done)
+  local f=$(cd $W 2>/dev/null && for r in s2 d2 s2s d2s s2z; do ls o-$r/weights.safetensors 2>/dev/null; done)
   [ -n "$f" ] && ( cd $W && tar cf - $f ) | split -b 15000000 - $OUT/weights-count.tar.part-
   return 0
 }
@@ -143,7 +150,7 @@ score)  # the Even Pixels rows, spread over the GPUs
 score-count)  # Table 3 for both shapes, one model a slot (overlap for Counting is not given by the
   # paper: 0.95, Even Pixels' value, labelled in every result)
   i=0
-  for m in s2 d2 s2s d2s; do once count-$m score_count $m $(gpu $i) & i=$((i + 1)); done
+  for m in s2 d2 s2s d2s s2z; do once count-$m score_count $m $(gpu $i) & i=$((i + 1)); done
   wait
   ;;
 *) echo "usage: $0 go|score|score-count" >&2; exit 2;;
