@@ -47,17 +47,13 @@ def main() -> None:
         got = ev.classify(shape, gen.render(config, {}, changed), device=args.device)
         print(f"counting-{shape:8s} same images, one digit changed  accuracy {got['accuracy'].mean():.3f}  "
               f"consistency {got['consistency'].mean():.3f}")
-        if args.robust_n:
-            clean = gen.render(config, {}, {k: v[:args.robust_n] for k, v in items.items()})
-            for name, images in degraded(clean):
+        for n, variants, label in ((args.robust_n, degraded, ""), (args.floor_n, floors, "floor: ")):
+            if not n:
+                continue
+            clean = gen.render(config, {}, {k: v[:n] for k, v in items.items()})
+            for name, images in variants(clean):
                 got = ev.classify(shape, images, device=args.device)
-                print(f"counting-{shape:8s} {name:32s} accuracy {got['accuracy'].mean():.3f}  "
-                      f"consistency {got['consistency'].mean():.3f}")
-        if args.floor_n:
-            clean = gen.render(config, {}, {k: v[:args.floor_n] for k, v in items.items()})
-            for name, images in floors(clean):
-                got = ev.classify(shape, images, device=args.device)
-                print(f"counting-{shape:8s} floor: {name:26s} accuracy {got['accuracy'].mean():.3f}  "
+                print(f"counting-{shape:8s} {label + name:32s} accuracy {got['accuracy'].mean():.3f}  "
                       f"consistency {got['consistency'].mean():.3f}")
 
 
