@@ -263,9 +263,9 @@ class CountingStream:
         from srm_bench.generation import get_generator
         from srm_bench.registry import get_task
 
-        if refresh is None:
-            refresh = bank_refresh(batch, max(1, bank_size))
-        if bank_size < 1 or refresh < 1:
+        if refresh is None and bank_size >= 1:
+            refresh = bank_refresh(batch, bank_size)
+        if bank_size < 1 or refresh is None or refresh < 1:
             raise SrmBenchError(f"bank_size and refresh must be at least 1 (got {bank_size}, {refresh})")
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         workers = min(4, cpus) if workers is None else int(workers)

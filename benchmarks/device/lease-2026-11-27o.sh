@@ -56,10 +56,6 @@ P=benchmarks/probe_even_pixels_count.py
 L=/tmp/lease-o; rm -rf $L; mkdir -p $L  # this call's printed logs
 EP_STOP=${EP_STOP:-32000}; EP_COOL=${EP_COOL:-6000}
 CO_STOP=${CO_STOP:-20000}; CO_COOL=${CO_COOL:-4000}  # Counting: 5.1M images at batch 256
-init_of() { [ -e runs/o-$1.safetensors ] && echo runs/o-$1.safetensors || echo ""; }
-latest() {  # the newest weights of run o-$1: this host's, else the carried ones
-  [ -e $W/o-$1/weights.safetensors ] && echo $W/o-$1/weights.safetensors || echo runs/o-$1.safetensors
-}
 reached() { [ "$(wstep $(latest $1))" -ge "$2" ]; }  # RUN STOP: run o-RUN reached step STOP
 srm() {  # GPU 0
   reached srm $EP_STOP && return 0

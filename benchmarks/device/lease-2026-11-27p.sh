@@ -22,13 +22,11 @@ E=benchmarks/device/eval.sh; R=/tmp/results; W=/tmp/runs
 L=/tmp/lease-p; rm -rf $L; mkdir -p $L
 EP_STOP=${EP_STOP:-32000}; EP_COOL=${EP_COOL:-6000}
 SU_STOP=${SU_STOP:-68300}; SU_COOL=${SU_COOL:-11000}
-newest() { [ -e $W/o-$1/weights.safetensors ] && echo $W/o-$1/weights.safetensors || echo runs/o-$1.safetensors; }
-init_of() { [ -e runs/o-$1.safetensors ] && echo runs/o-$1.safetensors || echo ""; }
-if [ "$(wstep $(newest rcb))" -lt "$SU_STOP" ]; then
+if [ "$(wstep $(latest rcb))" -lt "$SU_STOP" ]; then
   NPROC=2 GPUS=0,1 BASELINE=ddpm RUN=o-rcb COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/sudoku_cell.sh cell-rcb \
     $(mins 20) "$(init_of rcb)" --seed 0 --batch-size 1024 --steps $SU_STOP --cooldown-steps $SU_COOL
 fi
-c=$(newest rcb)
+c=$(latest rcb)
 if [ "$(wstep $c)" -ge "$SU_STOP" ] && [ ! -e $R/rcb/.done ] && [ "$(left)" -gt 150 ]; then
   GPU=0 timeout $(left) bash $E $c $R/rcb hard:parallel > $L/hard 2>&1 & p0=$!
   GPU=1 timeout $(left) bash $E $c $R/rcb medium:parallel easy:parallel > $L/rest 2>&1 & p1=$!
