@@ -8,7 +8,7 @@
 # The task comes from the weights.
 source benchmarks/device/setup.sh
 w=$1; res=$2; shift 2
-mkdir -p $res
+mkdir -p $res; rc=0  # non-zero when any job failed
 export CUDA_VISIBLE_DEVICES=${GPU:-0}
 for job in "$@"; do
   split=${job%%:*}; s=${job#*:}; overlap=0
@@ -29,6 +29,8 @@ for job in "$@"; do
   srm-bench -q sample "$w" "${a[@]}" --steps ${NFE:-1000} --eta ${ETA:-1} -n ${N:-500} --seed ${SEED:-0} \
       --batch-size ${N:-500} --device ${DEVICE:-cuda} -o $h5 \
     && srm-bench -q evaluate $h5 --out $res --device ${DEVICE:-cuda} --json > $last \
-    && python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], {k: round(v['value'], 4) for k, v in r['metrics'].items()})" $last "$job eta=${ETA:-1} nfe=${NFE:-1000} $(( $(date +%s) - t0 ))s"
+    && python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], {k: round(v['value'], 4) for k, v in r['metrics'].items()})" $last "$job eta=${ETA:-1} nfe=${NFE:-1000} $(( $(date +%s) - t0 ))s" \
+    || { echo "$job failed" >&2; rc=1; }
   rm -f $h5 $last
 done
+exit $rc

@@ -18,21 +18,23 @@
 # 16,500 (33.8M images), DDPM 18,600 (38.1M), o-s2 11,300, o-d2 8,650, o-s2s 8,200, o-d2s 8,650.
 # Its first call also timed the level sampler on the GPU (docs/baselines.md).
 #
-# From lease r, on a 4-GPU host:
-# GPU 0: the SRM `g16-gc` (docs/even-pixels-baselines.md, sixth lease) from runs/o-srm.safetensors
-#   to step 32,000 (65.5M images) with a linear cool-down over the last 6,000; ~9 steps/s alone.
-#   Probed on its GPU after every call; scored there (`score_ep_srm`) once it reached the end.
-# GPU 1: the DDPM with the same network, seed 0, to the same 32,000 steps (~9 steps/s); its
-#   Table 2 row scored there once it reached the end.
-# GPUs 2 / 3: the Counting baselines with the stem race's winner `small-s2` (batch 256, lr 4e-4,
-#   seed 0, evaluated every 2,000 steps on 64 test images at 256 NFE) to step 20,000 (5.1M images,
-#   the last 4,000 in a linear decay), SRM and DDPM side by side on one GPU a shape: polygons
-#   (`o-s2`, `o-d2`) and stars (`o-s2s`, `o-d2s`); each run's Table 3 rows scored on its GPU once it
-#   reached the end. Beside the polygons pair, `o-s2z`: o-s2's step-11,300 weights continued with
-#   `--zero-patch-prob 0.5` (half the rows without clean patches: the fifteenth session found the
-#   Counting SRMs 17-20x worse than their DDPMs when no patch is clean, docs/baselines.md), scored
-#   as `srm-unet-small-s2-zp0.5`.
-# On a 2-GPU host: the SRM alone on GPU 0; on GPU 1 the DDPM, then all four Counting runs.
+# From lease r (`go`): the Even Pixels runs first, under DDP, so that their Table 2 rows are scored in
+# this lease; the Counting runs take the GPUs that are left. Two slots while both Even Pixels runs train
+# (on 4 GPUs: the SRM on GPUs 0-1, the DDPM on GPUs 2-3; on 2 GPUs one each); once one has reached the
+# end, the other trains on every GPU. A run that reached the end is scored in its slot (the SRM's 16
+# jobs dealt over the GPUs), whose GPUs then take Counting runs, one a GPU, in the order s2z, s2,
+# s2s, d2s, d2 (`fill`).
+# Even Pixels: the SRM `g16-gc` (docs/even-pixels-baselines.md, sixth lease) from runs/o-srm.safetensors
+#   to step 32,000 (65.5M images) with a linear cool-down over the last 6,000; ~9 steps/s on one GPU.
+#   Probed on its first GPU after every call that did not finish it. The DDPM with the same network,
+#   seed 0, to the same 32,000 steps.
+# Counting: the stem race's winner `small-s2` (batch 256, lr 4e-4, seed 0, evaluated every 2,000 steps
+#   on 64 test images at 256 NFE) to step 20,000 (5.1M images, the last 4,000 in a linear decay): SRM
+#   and DDPM a shape, polygons (`o-s2`, `o-d2`) and stars (`o-s2s`, `o-d2s`); `o-s2z` is o-s2's
+#   step-11,300 weights continued with `--zero-patch-prob 0.5` (half the rows without clean patches:
+#   the fifteenth session found the Counting SRMs 17-20x worse than their DDPMs when no patch is clean,
+#   docs/baselines.md), scored as `srm-unet-small-s2-zp0.5`. Each run's Table 3 rows are scored on its
+#   GPU once it reached the end.
 # A run that reached its end is not trained again; a scoring that succeeded on the host is not
 # repeated (marks in /tmp/results); nothing starts with fewer than 150 s left.
 #
@@ -57,32 +59,42 @@ L=/tmp/lease-o; rm -rf $L; mkdir -p $L  # this call's printed logs
 EP_STOP=${EP_STOP:-32000}; EP_COOL=${EP_COOL:-6000}
 CO_STOP=${CO_STOP:-20000}; CO_COOL=${CO_COOL:-4000}  # Counting: 5.1M images at batch 256
 reached() { [ "$(wstep $(latest $1))" -ge "$2" ]; }  # RUN STOP: run o-RUN reached step STOP
-srm() {  # GPU 0
-  reached srm $EP_STOP && return 0
-  TASK=even-pixels GPUS=0 RUN=o-srm COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/train.sh unet-s-g16-gc $(mins 45) \
-    "$(init_of srm)" --seed 0 --steps $EP_STOP --cooldown-steps $EP_COOL
-  CUDA_VISIBLE_DEVICES=0 timeout $(left) python $P $W/o-srm/weights.safetensors -n 1024 --noisy 1 4 16 24 --device cuda
-}
-ddpm() {  # GPU 1
-  reached ddpm $EP_STOP && return 0
-  TASK=even-pixels GPUS=1 BASELINE=ddpm RUN=o-ddpm COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/train.sh unet-s-g16-gc \
-    $(mins 20) "$(init_of ddpm)" --seed 0 --steps $EP_STOP --cooldown-steps $EP_COOL
+ep() {  # RUN GPUS PORT: Even Pixels run o-RUN (srm, ddpm) towards EP_STOP, under DDP over GPUS (a comma
+  # list, one process a GPU); the SRM is probed on its first GPU after every call that did not finish it
+  local n=$(( $(tr -cd , <<< "$2" | wc -c) + 1 ))
+  reached $1 $EP_STOP && return 0
+  [ $(left) -ge 150 ] || return 0
+  TASK=even-pixels GPUS=$2 NPROC=$n PORT=$3 BASELINE=$1 RUN=o-$1 COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/train.sh \
+    unet-s-g16-gc $(mins 45) "$(init_of $1)" --seed 0 --steps $EP_STOP --cooldown-steps $EP_COOL
+  if [ $1 = srm ] && ! reached srm $EP_STOP; then
+    CUDA_VISIBLE_DEVICES=${2%%,*} timeout $(left) python $P $W/o-srm/weights.safetensors -n 1024 --noisy 1 4 16 24 --device cuda
+  fi
+  return 0
 }
 once() {  # NAME CMD...: CMD, unless it succeeded on this host before or fewer than 150 s are left
   local mark=$R/.done-$1; shift
   [ -e $mark ] || [ $(left) -lt 150 ] && return 0
   mkdir -p $R; "$@" && touch $mark
 }
-score_ep_srm() {  # G0 G1 G2: Table 2, the reference protocol and the overlap sweep of the SRM, in three groups
-  local s=$(latest srm)
+EP_JOBS=(:predicted@0.95 :random@0.95 :parallel ref :predicted@0.99 :predicted :predicted@0.25 :predicted@0.5
+  :predicted@0.75 :predicted@0.9 :random :random@0.25 :random@0.5 :random@0.75 :random@0.9 :random@0.99)
+score_ep_srm() {  # GPU...: Table 2, the reference protocol (`ref`: predicted order + overlap 0.95 at 100 NFE,
+  # eta 0) and the overlap sweep of the SRM, the jobs dealt over the GPUs
+  local s=$(latest srm) n=$# i j g rc=0 pids=()
+  [ $n -gt 0 ] || { echo "score_ep_srm: no GPU given" >&2; return 1; }
   reached srm $EP_STOP || { echo "EP SRM at step $(wstep $s) of $EP_STOP: not scored"; return 1; }
-  local a b c
-  { GPU=$1 timeout $(left) bash $E $s $R/ep-srm :predicted@0.95 :random@0.95 :parallel :predicted@0.99 &&
-    GPU=$1 NFE=100 ETA=0 RAMP=reference timeout $(left) bash $E $s $R/ep-srm :predicted@0.95; } & a=$!
-  GPU=$2 timeout $(left) bash $E $s $R/ep-srm :predicted :predicted@0.25 :predicted@0.5 :predicted@0.75 :predicted@0.9 & b=$!
-  GPU=$3 timeout $(left) bash $E $s $R/ep-srm :random :random@0.25 :random@0.5 :random@0.75 :random@0.9 :random@0.99 & c=$!
-  wait $a; a=$?; wait $b; b=$?; wait $c; c=$?
-  return $((a | b | c))  # a group cut short leaves the SRM to be scored again
+  for ((i = 0; i < n; i++)); do
+    g=${@:i+1:1}
+    { for ((j = i; j < ${#EP_JOBS[@]}; j += n)); do
+        if [ ${EP_JOBS[j]} = ref ]; then
+          GPU=$g NFE=100 ETA=0 RAMP=reference timeout $(left) bash $E $s $R/ep-srm :predicted@0.95 || exit 1
+        else
+          GPU=$g timeout $(left) bash $E $s $R/ep-srm ${EP_JOBS[j]} || exit 1
+        fi
+      done; } & pids+=($!)
+  done
+  for i in "${pids[@]}"; do wait $i || rc=1; done
+  return $rc  # a job cut short leaves the SRM to be scored again
 }
 score_ep_ddpm() {  # GPU: the DDPM's Table 2 row
   local d=$(latest ddpm)
@@ -97,21 +109,26 @@ score_count() {  # RUN GPU: Table 3 rows of Counting run o-RUN (s2, d2, s2s, d2s
   reached $1 $CO_STOP || { echo "Counting o-$1 at step $(wstep $w) of $CO_STOP: not scored"; return 1; }
   NAME=$name GPU=$2 timeout $(left) bash $E $w $R/count-$shape "${jobs[@]}"
 }
-count() {  # GPU RUN TASK [ARGS...]: one Counting run with the stem race's winner `small-s2` (BASELINE from B, default srm)
-  local gpu=$1 run=$2 task=$3; shift 3
-  reached ${run#o-} $CO_STOP && return 0
-  TASK=$task GPUS=$gpu RUN=$run COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=${B:-srm} WEIGHTS=0 bash benchmarks/device/train.sh \
-    small-s2 $(mins 60) "$(init_of ${run#o-})" --seed 0 --batch-size 256 --lr 4e-4 --steps $CO_STOP --cooldown-steps $CO_COOL "$@"
+crun() {  # GPU RUN: Counting run o-RUN (s2, d2, s2s, d2s, s2z) with the stem race's winner `small-s2`
+  local task=counting-polygons b=srm args=()
+  [[ $2 == *s ]] && task=counting-stars
+  [[ $2 == d* ]] && b=ddpm
+  [ $2 = s2z ] && args=(--zero-patch-prob 0.5)  # o-s2's step-11,300 weights, zero patches in half the rows
+  reached $2 $CO_STOP && return 0
+  [ -n "$(init_of $2)" ] || [ -e $W/o-$2/last.pt ] || { echo "o-$2: no weights to continue"; return 1; }
+  TASK=$task GPUS=$1 RUN=o-$2 COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=$b WEIGHTS=0 bash benchmarks/device/train.sh \
+    small-s2 $(mins 60) "$(init_of $2)" --seed 0 --batch-size 256 --lr 4e-4 --steps $CO_STOP --cooldown-steps $CO_COOL "${args[@]}"
 }
-pair() {  # GPU SHAPE: a shape's SRM and DDPM side by side on one GPU, each scored there once it reached the end;
-  # for polygons also `o-s2z`, the SRM continued from o-s2's step 11,300 with zero patches in half the rows
-  local s=s2 d=d2 task=counting-polygons
-  [ $2 = stars ] && { s=s2s; d=d2s; task=counting-stars; }
-  [ $(left) -ge 150 ] || return 0
-  { count $1 o-$s $task > $L/$s 2>&1; once count-$s score_count $s $1; } &
-  { B=ddpm count $1 o-$d $task > $L/$d 2>&1; once count-$d score_count $d $1; } &
-  [ $2 = polygons ] && [ -e runs/o-s2z.safetensors ] && \
-    { count $1 o-s2z $task --zero-patch-prob 0.5 > $L/s2z 2>&1; once count-s2z score_count s2z $1; } &
+fill() {  # GPU...: Counting runs on these GPUs, one a GPU, in the order below (the zero-patch race first); a run
+  # is claimed by one slot a call (mkdir is atomic), trained until the call ends and scored on its GPU once it
+  # reached the end
+  local g m
+  for g in "$@"; do
+    [ $(left) -ge 150 ] || break
+    for m in s2z s2 s2s d2s d2; do mkdir $L/claim-$m 2>/dev/null && break; m=; done
+    [ -n "$m" ] || break
+    { crun $g $m > $L/$m 2>&1; once count-$m score_count $m $g; } &
+  done
   wait
 }
 count_weights() {  # the Counting runs' weights in one file pair ($OUT holds 8 files)
@@ -123,25 +140,30 @@ gpu() {  # the GPU of slot $1 (0..3) on this host: all four, or two shared
   echo $(( $1 % NGPU ))
 }
 case $1 in
-go)
-  if [ $NGPU -ge 4 ]; then
-    { srm > $L/srm 2>&1; once ep-srm score_ep_srm 0 0 0; } &
-    { ddpm > $L/ddpm 2>&1; once ep-ddpm score_ep_ddpm 1; } &
-    pair 2 polygons &
-    pair 3 stars &
-  else  # two GPUs: an Even Pixels run got a third of its GPU beside a Counting pair (lease q), so
-    # the Counting runs wait for the DDPM's GPU (and the SRM finishes first on its own)
-    { srm > $L/srm 2>&1; once ep-srm score_ep_srm 0 0 0; } &
-    { ddpm > $L/ddpm 2>&1; once ep-ddpm score_ep_ddpm 1; pair 1 polygons & pair 1 stars & wait; } &
+go)  # two slots while both Even Pixels runs train: the SRM on the first half of the GPUs, the DDPM on the
+  # second (DDP); a run that finished is scored in its slot, whose GPUs then take Counting runs. Once one
+  # of the two finished, the other trains on every GPU, and then all GPUs score and take Counting runs.
+  [ $NGPU -ge 2 ] || { echo "lease-o go: needs two GPUs or more" >&2; exit 2; }
+  g=($(seq 0 $((NGPU - 1)))); h=$((NGPU / 2))
+  A=${g[*]:0:h}; B=${g[*]:h}; all=${g[*]}
+  if ! reached srm $EP_STOP && ! reached ddpm $EP_STOP; then
+    { ep srm ${A// /,} 29500 > $L/srm 2>&1; once ep-srm score_ep_srm $A; fill $A; } &
+    { ep ddpm ${B// /,} 29501 > $L/ddpm 2>&1; once ep-ddpm score_ep_ddpm ${B%% *}; fill $B; } &
+    wait
+  else  # at most one of these trains
+    ep srm ${all// /,} 29500 > $L/srm 2>&1
+    ep ddpm ${all// /,} 29501 > $L/ddpm 2>&1
+    if [ -e $R/.done-ep-ddpm ]; then once ep-srm score_ep_srm ${g[*]}
+    else once ep-srm score_ep_srm ${g[*]:0:NGPU-1} & once ep-ddpm score_ep_ddpm ${g[NGPU-1]} & wait; fi
+    fill ${g[*]}
   fi
-  wait
   count_weights
-  grep -h -v -i warn $L/*
+  grep -h -v -i warn $L/* 2>/dev/null
   ;;
 score)  # the Even Pixels rows, spread over the GPUs
-  once ep-srm score_ep_srm $(gpu 0) $(gpu 1) $(gpu 2) &
-  once ep-ddpm score_ep_ddpm $(gpu 3) &
-  wait
+  g=($(seq 0 $((NGPU - 1))))
+  if [ $NGPU -ge 2 ]; then once ep-srm score_ep_srm ${g[*]:0:NGPU-1} & once ep-ddpm score_ep_ddpm ${g[NGPU-1]} & wait
+  else once ep-srm score_ep_srm 0; once ep-ddpm score_ep_ddpm 0; fi
   ;;
 score-count)  # Table 3 for both shapes, one model a slot (overlap for Counting is not given by the
   # paper: 0.95, Even Pixels' value, labelled in every result)
