@@ -18,6 +18,11 @@
 # 16,500 (33.8M images), DDPM 18,600 (38.1M), o-s2 11,300, o-d2 8,650, o-s2s 8,200, o-d2s 8,650.
 # Its first call also timed the level sampler on the GPU (docs/baselines.md).
 #
+# Lease r RAN 2026-11-27 (sixteenth session; 4x H200, 27.2 device-min, 3 calls, END=560/560/585, calls 2-3 with
+# EP_STOP=30000 EP_COOL=5800 so that the scoring fit; logs docs/runs/lease-2026-11-27r/): both Even Pixels
+# runs reached 61.4M images and were scored (docs/even-pixels-baselines.md, ninth lease). DDP gave 13.6-14.2
+# steps/s on two GPUs and 13.0 on four. The Counting runs got no time: they are where lease q left them.
+#
 # From lease r (`go`): the Even Pixels runs first, under DDP, so that their Table 2 rows are scored in
 # this lease; the Counting runs take the GPUs that are left. Two slots while both Even Pixels runs train
 # (on 4 GPUs: the SRM on GPUs 0-1, the DDPM on GPUs 2-3; on 2 GPUs one each); once one has reached the
