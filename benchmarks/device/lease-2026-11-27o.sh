@@ -23,6 +23,14 @@
 # runs reached 61.4M images and were scored (docs/even-pixels-baselines.md, ninth lease). DDP gave 13.6-14.2
 # steps/s on two GPUs and 13.0 on four. The Counting runs got no time: they are where lease q left them.
 #
+# NEXT (lease s, a 4-GPU host): `count`, the Counting runs only, to step 16,000 (4.1M images, 29% of the
+# paper's 14M; the cool-down runs from 12,000, and every run is still below 12,000, so all five share that
+# recipe). About 600 s of training a run (o-s2 and o-s2z share GPU 0), so two calls train them and the third
+# scores what is left; the Table 3 rows come back in runs.tgz:
+#   bash benchmarks/device/campaign.sh restore o-s2 o-d2 o-s2s o-d2s o-s2z; rm -f runs/o-srm.safetensors runs/o-ddpm.safetensors
+#   mkdir -p /work/aside && mv baselines/weights/*.safetensors /work/aside/          # the carry limit; back after
+#   export T0=$(date +%s); CO_STOP=16000 END=560 bash benchmarks/device/lease-2026-11-27o.sh count   # carry [".whl", "runs"]
+#
 # From lease r (`go`): the Even Pixels runs first, under DDP, so that their Table 2 rows are scored in
 # this lease; the Counting runs take the GPUs that are left. Two slots while both Even Pixels runs train
 # (on 4 GPUs: the SRM on GPUs 0-1, the DDPM on GPUs 2-3; on 2 GPUs one each); once one has reached the
@@ -124,15 +132,17 @@ crun() {  # GPU RUN: Counting run o-RUN (s2, d2, s2s, d2s, s2z) with the stem ra
   TASK=$task GPUS=$1 RUN=o-$2 COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=$b WEIGHTS=0 bash benchmarks/device/train.sh \
     small-s2 $(mins 60) "$(init_of $2)" --seed 0 --batch-size 256 --lr 4e-4 --steps $CO_STOP --cooldown-steps $CO_COOL "${args[@]}"
 }
-fill() {  # GPU...: Counting runs on these GPUs, one a GPU, in the order below (the zero-patch race first); a run
-  # is claimed by one slot a call (mkdir is atomic), trained until the call ends and scored on its GPU once it
-  # reached the end
-  local g m
+fill() {  # GPU...: a worker a GPU takes the Counting runs in the order below (the zero-patch race first), one
+  # at a time: it trains the run until it reaches the end or the call does, scores it on its GPU once it reached
+  # the end, and takes the next; a run is claimed by one worker a call (mkdir is atomic)
+  local g
   for g in "$@"; do
-    [ $(left) -ge 150 ] || break
-    for m in s2z s2 s2s d2s d2; do mkdir $L/claim-$m 2>/dev/null && break; m=; done
-    [ -n "$m" ] || break
-    { crun $g $m > $L/$m 2>&1; once count-$m score_count $m $g; } &
+    { local m r
+      while [ $(left) -ge 150 ]; do
+        m=; for r in s2z s2 s2s d2s d2; do mkdir $L/claim-$r 2>/dev/null && { m=$r; break; }; done
+        [ -n "$m" ] || break
+        crun $g $m >> $L/$m 2>&1; once count-$m score_count $m $g
+      done; } &
   done
   wait
 }
@@ -165,6 +175,19 @@ go)  # two slots while both Even Pixels runs train: the SRM on the first half of
   count_weights
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
+count)  # Counting only (the Even Pixels runs are done; runs/ needs only the Counting runs' weights): each
+  # run on a fixed GPU, the zero-patch race's two runs side by side on GPU 0 (same GPU, same share), the
+  # others a GPU each on 4 GPUs (small runs leave a GPU half idle: two on one GPU ran 7.5 steps/s each in
+  # lease q, against 12.9 alone); each run is scored on its GPU once it reached the end
+  declare -A at=([s2z]=0 [s2]=0 [s2s]=1 [d2s]=2 [d2]=3)
+  [ $NGPU -ge 4 ] || at=([s2z]=0 [s2]=0 [s2s]=1 [d2s]=1 [d2]=0)
+  for m in s2z s2 s2s d2s d2; do
+    { crun ${at[$m]} $m >> $L/$m 2>&1; once count-$m score_count $m ${at[$m]}; } &
+  done
+  wait
+  count_weights
+  grep -h -v -i warn $L/* 2>/dev/null
+  ;;
 score)  # the Even Pixels rows, spread over the GPUs
   g=($(seq 0 $((NGPU - 1))))
   if [ $NGPU -ge 2 ]; then once ep-srm score_ep_srm ${g[*]:0:NGPU-1} & once ep-ddpm score_ep_ddpm ${g[NGPU-1]} & wait
@@ -176,6 +199,6 @@ score-count)  # Table 3 for both shapes, one model a slot (overlap for Counting 
   for m in s2 d2 s2s d2s s2z; do once count-$m score_count $m $(gpu $i) & i=$((i + 1)); done
   wait
   ;;
-*) echo "usage: $0 go|score|score-count" >&2; exit 2;;
+*) echo "usage: $0 go|count|score|score-count" >&2; exit 2;;
 esac
 bash benchmarks/device/collect.sh
