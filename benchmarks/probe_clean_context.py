@@ -26,6 +26,17 @@ from srm_bench.baselines.noise import NoisePath
 from srm_bench.canonical import canonical_dataset
 
 
+def probe_state(x: torch.Tensor, patch: int, seed: int) -> tuple[tuple[int, int], torch.Tensor, torch.Tensor]:
+    """The probes' fixed draws for clean images ``x`` (B, C, H, W): the patch grid, the noise and a
+    random key per patch (B, P); a probe sets a patch clean at fraction f when its key is below f."""
+    b, _, h, w = x.shape
+    grid = (h // patch, w // patch)
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    eps = torch.randn(x.shape, generator=gen).to(x.device)
+    key = torch.rand(b, grid[0] * grid[1], generator=gen).to(x.device)
+    return grid, eps, key
+
+
 @torch.no_grad()
 def context_errors(model: torch.nn.Module, path: NoisePath, x: torch.Tensor, patch: int, levels: list[float],
                    fractions: list[float], seed: int) -> dict[tuple[float, float], float]:
@@ -34,12 +45,8 @@ def context_errors(model: torch.nn.Module, path: NoisePath, x: torch.Tensor, pat
     The same noise and the same choice of clean patches (the first f of a fixed random key per
     patch) for every (t, f), so rows and columns differ only in t and f.
     """
-    b, _, h, w = x.shape
-    grid = (h // patch, w // patch)
-    p = grid[0] * grid[1]
-    gen = torch.Generator(device="cpu").manual_seed(seed)
-    eps = torch.randn(x.shape, generator=gen).to(x.device)
-    key = torch.rand(b, p, generator=gen).to(x.device)
+    grid, eps, key = probe_state(x, patch, seed)
+    b, p = key.shape
     out = {}
     for t in levels:
         for f in fractions:

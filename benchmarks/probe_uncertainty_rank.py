@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 import torch
+from probe_clean_context import probe_state  # run as a script: benchmarks/ is on the path
 from scipy.stats import spearmanr
 
 from srm_bench.baselines.diffusion import pixel_levels
@@ -58,12 +59,8 @@ def rank_stats(model: torch.nn.Module, path: NoisePath, x: torch.Tensor, known: 
     Statistics: mean noisy patches per image, mean k, Spearman (mean over images and its standard
     error), top-k ratio and the best possible top-k ratio (means over images).
     """
-    b, _, h, w = x.shape
-    grid = (h // patch, w // patch)
-    p = grid[0] * grid[1]
-    gen = torch.Generator(device="cpu").manual_seed(seed)
-    eps = torch.randn(x.shape, generator=gen).to(x.device)
-    key = torch.rand(b, p, generator=gen).to(x.device)
+    grid, eps, key = probe_state(x, patch, seed)
+    b, p = key.shape
     # The predicted-order sampler's schedule; its keys (the tie-breaks) drawn per image as in sampling.
     schedule = make_schedule(SamplerConfig(name="sequential", order="predicted", steps=p), p)
     out: dict[tuple[float, float], dict[str, float]] = {}
