@@ -77,6 +77,7 @@ ep() {  # RUN GPUS PORT: Even Pixels run o-RUN (srm, ddpm) towards EP_STOP, unde
   local n=$(( $(tr -cd , <<< "$2" | wc -c) + 1 ))
   reached $1 $EP_STOP && return 0
   [ $(left) -ge 150 ] || return 0
+  [ -n "$(init_of $1)" ] || [ -e $W/o-$1/last.pt ] || { echo "o-$1: no weights to continue (runs/o-$1.safetensors)"; return 1; }
   TASK=even-pixels GPUS=$2 NPROC=$n PORT=$3 BASELINE=$1 RUN=o-$1 COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/train.sh \
     unet-s-g16-gc $(mins 45) "$(init_of $1)" --seed 0 --steps $EP_STOP --cooldown-steps $EP_COOL
   if [ $1 = srm ] && ! reached srm $EP_STOP; then
@@ -155,7 +156,8 @@ gpu() {  # the GPU of slot $1 (0..3) on this host: all four, or two shared
   echo $(( $1 % NGPU ))
 }
 case $1 in
-go)  # two slots while both Even Pixels runs train: the SRM on the first half of the GPUs, the DDPM on the
+go)  # (done since lease r: `go` on a fresh host would score the finished Even Pixels runs again; use `count`)
+  # two slots while both Even Pixels runs train: the SRM on the first half of the GPUs, the DDPM on the
   # second (DDP); a run that finished is scored in its slot, whose GPUs then take Counting runs. Once one
   # of the two finished, the other trains on every GPU, and then all GPUs score and take Counting runs.
   [ $NGPU -ge 2 ] || { echo "lease-o go: needs two GPUs or more" >&2; exit 2; }
