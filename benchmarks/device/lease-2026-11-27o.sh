@@ -179,8 +179,9 @@ go)  # (done since lease r: `go` on a fresh host would score the finished Even P
   ;;
 count)  # Counting only (the Even Pixels runs are done; runs/ needs only the Counting runs' weights): each
   # run on a fixed GPU, the zero-patch race's two runs side by side on GPU 0 (same GPU, same share), the
-  # others a GPU each on 4 GPUs (small runs leave a GPU half idle: two on one GPU ran 7.5 steps/s each in
-  # lease q, against 12.9 alone); each run is scored on its GPU once it reached the end
+  # others a GPU each on 4 GPUs (a small run leaves its GPU partly idle: in lease q two Counting runs beside an
+  # Even Pixels run on one GPU ran 7.5 steps/s each, against 12.9 alone); each run is scored on its GPU once it
+  # reached the end
   declare -A at=([s2z]=0 [s2]=0 [s2s]=1 [d2s]=2 [d2]=3)
   [ $NGPU -ge 4 ] || at=([s2z]=0 [s2]=0 [s2s]=1 [d2s]=1 [d2]=0)
   for m in s2z s2 s2s d2s d2; do
