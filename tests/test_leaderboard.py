@@ -192,26 +192,21 @@ def test_t_sampling_layout_takes_our_ablation(tmp_path):
 
 
 
-def test_a_model_trained_with_sampler_shaped_rows_is_not_the_uniform_tbar_column(tmp_path):
-    """`--sequential-mix` is our deviation: the frame names it, and Table 4 does not count it as Uniform t-bar."""
+@pytest.mark.parametrize("changed, name, plain", [
+    ({"sequential_mix": 0.5}, "uniform_tbar + 0.5 sequential", {"sequential_mix": 0.0}),
+    ({"zero_patch_prob": 0.5}, "uniform_tbar, zero patches in 0.5 of rows", {}),
+])
+def test_a_model_trained_with_our_deviation_is_named_and_not_the_uniform_tbar_column(tmp_path, changed, name, plain):
+    """`--sequential-mix` and `--zero-patch-prob` are our deviations: the frame names them, and Table 4
+    does not count them as Uniform t-bar (a run at the default is counted)."""
     d = tmp_path / "res"
-    write(d, "mix.json", make_result(correct=300, training={"steps": 1000, "tsampling": "uniform_tbar",
-                                                            "sequential_mix": 0.5}))
-    assert list(load_frame([d])["tsampling"]) == ["uniform_tbar + 0.5 sequential"]
+    write(d, "changed.json", make_result(correct=300, training={"steps": 1000, "tsampling": "uniform_tbar", **changed}))
+    assert list(load_frame([d])["tsampling"]) == [name]
     assert ours(build_table(load_frame([d]), LAYOUTS["table4"])) == []
-    write(d, "plain.json", make_result(correct=120, training={"steps": 1000, "tsampling": "uniform_tbar",
-                                                              "sequential_mix": 0.0}))
+    write(d, "plain.json", make_result(correct=120, training={"steps": 1000, "tsampling": "uniform_tbar", **plain}))
     (row,) = ours(build_table(load_frame([d]), LAYOUTS["table4"]))
     assert [c.value for c in row.cells if c.value is not None] == [0.24]
 
-
-def test_a_model_trained_with_a_changed_zero_patch_rule_is_named_and_not_the_uniform_tbar_column(tmp_path):
-    """`--zero-patch-prob` is our deviation: the frame names it, and Table 4 does not count it as Uniform t-bar."""
-    d = tmp_path / "res"
-    write(d, "zp.json", make_result(correct=300, training={"steps": 1000, "tsampling": "uniform_tbar",
-                                                           "zero_patch_prob": 0.5}))
-    assert list(load_frame([d])["tsampling"]) == ["uniform_tbar, zero patches in 0.5 of rows"]
-    assert ours(build_table(load_frame([d]), LAYOUTS["table4"])) == []
 
 def test_bad_files_get_one_warning_each_and_are_skipped(tmp_path, caplog):
     d = tmp_path / "res"
