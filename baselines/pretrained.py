@@ -5,7 +5,7 @@
 training config and record as metadata), SHA-256 pin, task, preset, status, training budget
 and the accuracies measured so far with where they were measured (a row's ``overlap`` and ``ramp``,
 where present, are the sequential sampler's; its ``seed``, where present, the sampling seed, else
-0). The pin is checked every time a model is loaded. Torch-free, so that ``srm-bench models`` is instant.
+0; Counting rows also carry ``consistency`` and its ``consistency_ci95``). The pin is checked every time a model is loaded. Torch-free, so that ``srm-bench models`` is instant.
 """
 from __future__ import annotations
 
@@ -57,7 +57,11 @@ def describe(name: str, entry: dict[str, Any]) -> list[str]:
         ci = f" [{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}]" if m.get("ci95") else ""
         sampler = (m["sampler"] + (f" +overlap {m['overlap']:g}" if m.get("overlap") else "")
                    + (f" ({m['ramp']} ramp)" if m.get("ramp") else "") + (f", seed {m['seed']}" if m.get("seed") else ""))
+        con = ""
+        if "consistency" in m:
+            con = f", consistency {m['consistency']:.3f}"
+            con += f" [{m['consistency_ci95'][0]:.3f}, {m['consistency_ci95'][1]:.3f}]" if m.get("consistency_ci95") else ""
         lines.append(f"  {m['split']:6s} {sampler:35s} {m['nfe']:4d} NFE eta {m['eta']:g}: "
-                     f"accuracy {m['accuracy']:.3f}{ci} on {m['count']} "
+                     f"accuracy {m['accuracy']:.3f}{ci}{con} on {m['count']} "
                      f"({m['where']}{', ' + m['result'] if m.get('result') else ''})")
     return lines

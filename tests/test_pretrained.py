@@ -77,25 +77,31 @@ def test_models_command_and_sample_pretrained(tmp_path: Path, capsys: pytest.Cap
     np.testing.assert_array_equal(images[0, 28 * r:28 * r + 28, 28 * c:28 * c + 28], given[28 * r:28 * r + 28, 28 * c:28 * c + 28])
 
 
-def test_sample_the_even_pixels_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The Even Pixels SRM samples unconditionally in predicted order with overlap; the file records
-    the shipped weights' hash and the sampler's overlap, and the evaluator reads it."""
-    entry = pretrained.catalogue()["srm-even-pixels"]
-    code, out = run_cli(["sample", "--pretrained", "srm-even-pixels", "--sampler", "sequential", "--order", "predicted",
-                         "--overlap", "0.95", "--steps", "64", "-n", "2", "--device", "cpu",
-                         "-o", str(tmp_path / "ep.h5")], capsys)
+@pytest.mark.parametrize(("name", "sampler", "shape"), [
+    ("srm-even-pixels", ["--sampler", "sequential", "--order", "predicted", "--overlap", "0.95", "--steps", "64"],
+     (2, 32, 32, 3)),
+    ("srm-counting-stars", ["--sampler", "parallel", "--steps", "8"], (2, 128, 128, 3)),
+])
+def test_sample_an_unconditional_model(name: str, sampler: list[str], shape: tuple[int, ...], tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """The Even Pixels and Counting SRMs sample without a given image; the file records the shipped
+    weights' hash and the sampler, and the task's evaluator reads it."""
+    entry = pretrained.catalogue()[name]
+    code, out = run_cli(["sample", "--pretrained", name, *sampler, "-n", "2", "--device", "cpu",
+                         "-o", str(tmp_path / "s.h5")], capsys)
     assert code == 0, out
-    with h5py.File(tmp_path / "ep.h5") as f:
+    with h5py.File(tmp_path / "s.h5") as f:
         images = np.asarray(f["samples"])
         model = json.loads(f.attrs["model"])
-    assert images.shape == (2, 32, 32, 3) and images.dtype == np.uint8 and images.std() > 0
-    assert model["name"] == "srm-even-pixels" and model["training"]["checkpoint_sha256"] == entry["sha256"]
-    assert model["sampler"]["overlap"] == 0.95
-    code, out = run_cli(["evaluate", str(tmp_path / "ep.h5"), "--out", str(tmp_path / "res")], capsys)
+    assert images.shape == shape and images.dtype == np.uint8 and images.std() > 0
+    assert model["name"] == name and model["training"]["checkpoint_sha256"] == entry["sha256"]
+    assert model["sampler"]["overlap"] == (0.95 if "--overlap" in sampler else 0.0)
+    code, out = run_cli(["evaluate", str(tmp_path / "s.h5"), "--out", str(tmp_path / "res")], capsys)
     assert code == 0, out
     (result,) = (tmp_path / "res").glob("*.json")
     res = json.loads(result.read_text())
-    assert res["metrics"]["accuracy"]["n"] == 2 and res["model"]["training"]["checkpoint_sha256"] == entry["sha256"]
+    assert res["task"] == entry["task"] and res["metrics"]["accuracy"]["n"] == 2
+    assert res["model"]["training"]["checkpoint_sha256"] == entry["sha256"]
 
 
 def test_entropy_uncertainty_orders_by_the_class_head() -> None:
@@ -184,12 +190,20 @@ def test_every_measured_figure_is_backed_by_its_result_file() -> None:
             acc = res["metrics"]["accuracy"]
             assert acc["n"] == m["count"] and math.isclose(acc["value"], m["accuracy"], abs_tol=5e-5), m
             assert [round(x, 3) for x in acc["ci95"]] == m["ci95"], m
+            if "consistency" in res["metrics"]:  # Counting: the figure the paper's stars finding is about
+                con = res["metrics"]["consistency"]
+                assert math.isclose(con["value"], m["consistency"], abs_tol=5e-5), m
+                assert [round(x, 3) for x in con["ci95"]] == m["consistency_ci95"], m
             assert res["model"]["training"]["checkpoint_sha256"] == entry["sha256"], (name, m["result"])
         if name == "srm-sudoku":  # Table 1's hard row for every sampler, and predicted order on every split
             assert len(backed) >= 15
             table = {(m["split"], m["sampler"]) for m in backed if (m["nfe"], m["eta"], m.get("ramp")) == (1000, 1.0, None)}
             assert table >= {("hard", s) for s in ("parallel", "random", "graph", "predicted", "predicted-entropy")}
             assert table >= {(split, "predicted") for split in ("easy", "medium", "hard")}
+        if name == "srm-counting-stars":  # Table 3's five SRM rows
+            assert {(m["sampler"], m.get("overlap")) for m in backed} == {("parallel", None), ("predicted", None),
+                                                                           ("predicted", 0.95), ("random", None),
+                                                                           ("random", 0.95)}
         if name == "srm-even-pixels":  # Table 2's three SRM rows at least
             assert {(m["sampler"], m.get("overlap")) for m in backed} >= {("parallel", None), ("predicted", 0.95),
                                                                            ("random", 0.95)}

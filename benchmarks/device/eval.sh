@@ -5,10 +5,13 @@
 #     bash benchmarks/device/eval.sh WEIGHTS RESULTS JOB...
 # JOB is SPLIT:SAMPLER[@OVERLAP] with SAMPLER one of parallel, predicted, predicted-entropy,
 # random, graph; e.g. hard:predicted (Sudoku) or :predicted@0.95 (Even Pixels: no split, overlap 0.95).
-# The task comes from the weights.
+# The task comes from the weights. A job that already succeeded into RESULTS with the same weights
+# (by hash) and the same settings is not run again (a mark RESULTS/.done-*), so a call that was cut
+# short can be repeated on a warm host without scoring its finished jobs twice.
 source benchmarks/device/setup.sh
 w=$1; res=$2; shift 2
 mkdir -p $res; rc=0  # non-zero when any job failed
+wsha=$(sha256sum "$w" | cut -c1-16)
 export CUDA_VISIBLE_DEVICES=${GPU:-0}
 for job in "$@"; do
   split=${job%%:*}; s=${job#*:}; overlap=0
@@ -24,12 +27,15 @@ for job in "$@"; do
   [ "$s" != parallel ] && [ -n "${RAMP:-}" ] && a+=(--ramp $RAMP)
   [ -n "$split" ] && a+=(--split $split)
   [ -n "${NAME:-}" ] && a+=(--name "$NAME")  # the leaderboard name [baseline-arch-preset]
+  mark=$res/.done-$wsha-$split-$s-$overlap-${NFE:-1000}-${ETA:-1}-${N:-500}-${SEED:-0}-${RAMP:-}-${NAME:-}
+  [ -e $mark ] && { echo "$job: scored already (mark $mark)"; continue; }
   h5=/tmp/samples-$$-$split-$s.h5; last=$res/last-$$-$split-$s-$overlap.json  # one per job and process
   t0=$(date +%s)
   srm-bench -q sample "$w" "${a[@]}" --steps ${NFE:-1000} --eta ${ETA:-1} -n ${N:-500} --seed ${SEED:-0} \
       --batch-size ${N:-500} --device ${DEVICE:-cuda} -o $h5 \
     && srm-bench -q evaluate $h5 --out $res --device ${DEVICE:-cuda} --json > $last \
     && python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], {k: round(v['value'], 4) for k, v in r['metrics'].items()})" $last "$job eta=${ETA:-1} nfe=${NFE:-1000} $(( $(date +%s) - t0 ))s" \
+    && touch $mark \
     || { echo "$job failed" >&2; rc=1; }
   rm -f $h5 $last
 done

@@ -23,13 +23,15 @@
 # runs reached 61.4M images and were scored (docs/even-pixels-baselines.md, ninth lease). DDP gave 13.6-14.2
 # steps/s on two GPUs and 13.0 on four. The Counting runs got no time: they are where lease q left them.
 #
-# NEXT (lease s, a 4-GPU host): `count`, the Counting runs only, to step 16,000 (4.1M images, 29% of the
-# paper's 14M; the cool-down runs from 12,000, and every run is still below 12,000, so all five share that
-# recipe). About 600 s of training a run (o-s2 and o-s2z share GPU 0), so two calls train them and the third
-# scores what is left; the Table 3 rows come back in runs.tgz:
-#   bash benchmarks/device/campaign.sh restore o-s2 o-d2 o-s2s o-d2s o-s2z; rm -f runs/o-srm.safetensors runs/o-ddpm.safetensors
-#   mkdir -p /work/aside && mv baselines/weights/*.safetensors /work/aside/          # the carry limit; back after
-#   export T0=$(date +%s); CO_STOP=16000 END=560 bash benchmarks/device/lease-2026-11-27o.sh count   # carry [".whl", "runs"]
+# Lease s RAN 2026-11-27 (seventeenth session; 4x H200, 29.4 device-min, 3 calls of `CO_STOP=16000 ... count`,
+# END=560/560/575; logs docs/runs/lease-2026-11-27s/): every Counting run reached step 16,000 (4.1M images)
+# in call 2 and was scored there and in call 3 (docs/baselines.md, "Counting: lease s"). The polygons SRMs'
+# overlap rows (o-s2 and o-s2z, :predicted@0.95 and :random@0.95) were not reached: call 3 scored their
+# finished jobs again (same numbers, same sample hashes), which eval.sh's marks now prevent on a warm host.
+# Weights: campaign commit 0205f95.
+#   bash benchmarks/device/campaign.sh restore o-s2 o-s2z   # the missing rows, on any host (~2 min a job):
+#   GPU=0 bash benchmarks/device/eval.sh runs/o-s2.safetensors /tmp/results/count-polygons :predicted@0.95
+#   (GPU=1 ... :random@0.95; GPU=2/3 NAME=srm-unet-small-s2-zp0.5 ... runs/o-s2z.safetensors ...), then collect.sh
 #
 # From lease r (`go`): the Even Pixels runs first, under DDP, so that their Table 2 rows are scored in
 # this lease; the Counting runs take the GPUs that are left. Two slots while both Even Pixels runs train
