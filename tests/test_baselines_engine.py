@@ -348,6 +348,9 @@ def test_unet_s_gc_starts_as_unet_s_and_sees_image_wide_sums_of_clean_pixels() -
     s, c = make_config("even-pixels", "srm", "unet-s"), make_config("even-pixels", "srm", "unet-s-gc")
     assert {**s.model, "global_context": 32} == c.model and s.model.get("global_context", 0) == 0
     assert make_config("even-pixels", "srm", "unet-s-g16-gc").model == {**c.model, "groups": 16}
+    w = make_config("even-pixels", "srm", "unet-s-g16-gc-w")  # the wider variant: only embedding and last level differ
+    assert w.model == {**c.model, "groups": 16, "emb_channels": 256, "channel_mult": [1, 2, 2, 3]}
+    assert sum(p.numel() for p in build_model(w.arch, w.model).parameters()) * 2 <= 8e6  # ships in bf16 (<= 8 MB)
     ms, mc = build_model(s.arch, s.model).eval(), build_model(c.arch, c.model).eval()  # no dropout
     torch.manual_seed(0)
     for p in ms.parameters():  # break the zero-initialised output so differences can show

@@ -1,0 +1,114 @@
+# Lease t (planned in the seventeenth session; not run yet): issue 11's settling run, Counting's missing
+# Table 3 rows and an Even Pixels network race (issue 12). Three calls of `go` on a 4-GPU host (2 GPUs: slot A only).
+# Every call stands alone: it carries its start weights and returns its weights.
+#
+# Slot A (GPUs 0-1; on a 2-GPU host both): the Sudoku SRM `cell-rcb` with the paper's objective (the shipped
+#   SRM's CellNet and position code, no class head, no auxiliary digit loss), from scratch, seed 0, DDP at batch
+#   1024 (512 a GPU), lr 3e-4, to step 68,300 (69.9M images) with the last 11,000 steps in a linear decay: the
+#   recipe of the DDPM `cell-rcb` (leases o-p; hard 0.000) that it is to be set beside. If it reaches >= 0.50 in
+#   predicted order on hard, Table 1 holds with the paper's objective on both sides (docs/sudoku-baselines.md,
+#   "the run that would settle it"). ~31k images/s on two GPUs (the DDPM's rate): ~38 minutes, so leases t and u.
+#   Evaluated every 10,000 steps on 64 puzzles a split at 200 NFE (eta 0). Scored on its GPUs once it reached the
+#   end: hard in every order, predicted order on easy and medium (500 puzzles, 1000 NFE, eta 1).
+# Slot B (GPUs 2-3, 4-GPU hosts only): first the Counting rows lease s left (the polygons SRMs' overlap rows)
+#   and the eta-0 rows (the CPU pilot of the seventeenth session: o-s2 in predicted order, 32 images, 256 NFE,
+#   eta 0 0.156 against eta 1 0.040 on 500 at 1000 NFE; docs/baselines.md), then the Even Pixels SRM
+#   `unet-s-g16-gc-w` (3.72M, 7.4 MB: the level embedding halved, the last level 3x wide) from scratch under
+#   DDP, g16-gc's recipe (batch 2048, lr 8e-4, to step 30,000 with the decay from 24,200), raced against
+#   g16-gc's own curve at equal images: the count probe after every call, as for g16-gc
+#   (docs/runs/lease-2026-11-27{o,q,r}/o-srm/probe.txt). ~27k images/s on two GPUs: leases t and u.
+#
+#   bash benchmarks/device/campaign.sh restore o-s2 o-s2z o-s2s o-d2   # before call 1 (o-rcbs, o-epw: later calls)
+#   mkdir -p /work/aside && mv baselines/weights/*.safetensors /work/aside/          # the carry limit; back after
+#   export T0=$(date +%s); FRESH=1 END=560 bash benchmarks/device/lease-2026-11-27t.sh go   # call 1, carry [".whl", "runs"]
+#   export T0=$(date +%s); COUNT=0 END=560 bash benchmarks/device/lease-2026-11-27t.sh go   # calls 2-3 (COUNT=1 if call
+#     1 left Counting jobs: on a fresh host every job is scored again), runs/ then holds o-rcbs and o-epw
+#   D=<files_at>; for r in rcbs epw; do [ -e $D/weights-o-$r.part-aa ] && cat $D/weights-o-$r.part-* > runs/o-$r.safetensors; done
+#   bash benchmarks/device/campaign.sh save runs/o-rcbs.safetensors runs/o-epw.safetensors   # after the lease
+# FRESH=1 lets a run without weights to continue start from scratch (call 1 only: a later call without
+# them would silently start again). A run that reached its end is not trained again; a job scored on this host is not scored again (eval.sh's
+# marks); nothing starts with fewer than 150 s left.
+source benchmarks/device/setup.sh
+source benchmarks/device/lease.sh
+E=benchmarks/device/eval.sh; R=/tmp/results; W=/tmp/runs
+L=/tmp/lease-t; rm -rf $L; mkdir -p $L  # this call's printed logs
+SU_STOP=${SU_STOP:-68300}; SU_COOL=${SU_COOL:-11000}
+EW_STOP=${EW_STOP:-30000}; EW_COOL=${EW_COOL:-5800}
+P=benchmarks/probe_even_pixels_count.py
+reached() { [ "$(wstep $(latest $1))" -ge "$2" ]; }  # RUN STOP: run o-RUN reached step STOP
+fresh() {  # RUN: run o-RUN has weights to continue, or FRESH=1 lets it start from scratch
+  [ -n "$(init_of $1)" ] || [ -e $W/o-$1/last.pt ] || [ "${FRESH:-0}" = 1 ] && return 0
+  echo "o-$1: no weights to continue (runs/o-$1.safetensors) and FRESH is not 1"; return 1
+}
+once() {  # NAME CMD...: CMD, unless it succeeded on this host before or fewer than 150 s are left
+  local mark=$R/.done-$1; shift
+  [ -e $mark ] || [ $(left) -lt 150 ] && return 0
+  mkdir -p $R; "$@" && touch $mark
+}
+rcbs() {  # GPUS PORT: the Sudoku SRM cell-rcb towards SU_STOP under DDP over GPUS (a comma list)
+  local n=$(( $(tr -cd , <<< "$1" | wc -c) + 1 ))
+  reached rcbs $SU_STOP && return 0
+  [ $(left) -ge 150 ] || return 0
+  fresh rcbs || return 1
+  NPROC=$n GPUS=$1 PORT=$2 BASELINE=srm RUN=o-rcbs COMPILE=1 EVAL_EVERY=10000 EVAL_BUDGET=200 \
+    bash benchmarks/device/sudoku_cell.sh cell-rcb $(mins 20) "$(init_of rcbs)" \
+    --seed 0 --batch-size 1024 --steps $SU_STOP --cooldown-steps $SU_COOL
+}
+score_rcbs() {  # GPU...: its Table 1 rows, the jobs dealt over the GPUs (hard predicted first)
+  local w=$(latest rcbs) jobs=(hard:predicted hard:parallel hard:random hard:graph easy:predicted medium:predicted)
+  local n=$# i j rc=0 pids=()
+  reached rcbs $SU_STOP || { echo "o-rcbs at step $(wstep $w) of $SU_STOP: not scored"; return 1; }
+  for ((i = 0; i < n; i++)); do
+    { for ((j = i; j < ${#jobs[@]}; j += n)); do
+        GPU=${@:i+1:1} timeout $(left) bash $E $w $R/sudoku-rcbs ${jobs[j]} || exit 1
+      done; } & pids+=($!)
+  done
+  for i in "${pids[@]}"; do wait $i || rc=1; done
+  return $rc
+}
+count_jobs() {  # GPU...: the Counting rows lease s left and the eta-0 rows, dealt over the GPUs
+  local -a jobs=(
+    "o-s2 - 1 :predicted@0.95" "o-s2 - 1 :random@0.95"
+    "o-s2z srm-unet-small-s2-zp0.5 1 :predicted@0.95" "o-s2z srm-unet-small-s2-zp0.5 1 :random@0.95"
+    "o-s2 - 0 :predicted" "o-s2 - 0 :parallel" "o-s2z srm-unet-small-s2-zp0.5 0 :predicted"
+    "o-s2s - 0 :predicted@0.95" "o-s2s - 0 :parallel" "o-d2 - 0 :parallel")
+  local -a gpus=("$@"); local n=$# i j rc=0 pids=()
+  for ((i = 0; i < n; i++)); do
+    { for ((j = i; j < ${#jobs[@]}; j += n)); do
+        set -- ${jobs[j]}; local run=$1 name=$2 eta=$3 job=$4 shape=polygons
+        [[ $run == *s ]] && shape=stars
+        [ -e runs/$run.safetensors ] || { echo "runs/$run.safetensors missing: $job not scored"; continue; }
+        [ $name = - ] && name=
+        NAME=$name ETA=$eta GPU=${gpus[i]} timeout $(left) bash $E runs/$run.safetensors $R/count-$shape $job
+      done; } & pids+=($!)
+  done
+  for i in "${pids[@]}"; do wait $i || rc=1; done
+  return $rc
+}
+epw() {  # GPUS PORT: the Even Pixels SRM unet-s-g16-gc-w towards EW_STOP under DDP over GPUS
+  local n=$(( $(tr -cd , <<< "$1" | wc -c) + 1 ))
+  reached epw $EW_STOP && return 0
+  [ $(left) -ge 150 ] || return 0
+  fresh epw || return 1
+  TASK=even-pixels GPUS=$1 NPROC=$n PORT=$2 BASELINE=srm RUN=o-epw COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=1000 \
+    bash benchmarks/device/train.sh unet-s-g16-gc-w $(mins 60) "$(init_of epw)" \
+    --seed 0 --steps $EW_STOP --cooldown-steps $EW_COOL
+  [ -e $W/o-epw/weights.safetensors ] && CUDA_VISIBLE_DEVICES=${1%%,*} timeout $(left) \
+    python $P $W/o-epw/weights.safetensors -n 1024 --noisy 1 4 16 24 --device cuda
+  return 0
+}
+case $1 in
+go)
+  [ $NGPU -ge 2 ] || { echo "lease-t go: needs two GPUs or more" >&2; exit 2; }
+  if [ $NGPU -ge 4 ]; then
+    { rcbs 0,1 29500 > $L/rcbs 2>&1; once rcbs score_rcbs 0 1; } &
+    { [ "${COUNT:-1}" = 1 ] && once count count_jobs 2 3 > $L/count 2>&1; epw 2,3 29501 > $L/epw 2>&1; } &
+    wait
+  else
+    rcbs 0,1 29500 > $L/rcbs 2>&1; once rcbs score_rcbs 0 1
+  fi
+  grep -h -v -i warn $L/* 2>/dev/null
+  ;;
+*) echo "usage: $0 go" >&2; exit 2;;
+esac
+bash benchmarks/device/collect.sh
