@@ -11,8 +11,9 @@
 #   Evaluated every 10,000 steps on 64 puzzles a split at 200 NFE (eta 0). Scored on its GPUs once it reached the
 #   end: hard in every order, predicted order on easy and medium (500 puzzles, 1000 NFE, eta 1).
 # Slot B (GPUs 2-3, 4-GPU hosts only): first the Counting rows lease s left (the polygons SRMs' overlap rows)
-#   and the eta-0 rows (the CPU pilot of the seventeenth session: o-s2 in predicted order, 32 images, 256 NFE,
-#   eta 0 0.156 against eta 1 0.040 on 500 at 1000 NFE; docs/baselines.md), then the Even Pixels SRM
+#   and rows at other budgets: 256 NFE, one step a patch (the CPU pilot of the seventeenth session: o-s2 in
+#   predicted order, 32 images, 0.156 against 0.040 on 500 at 1000 NFE; docs/baselines.md), and eta 0 at 1000
+#   NFE (~12 jobs of ~1-2 minutes, ~8 minutes on two GPUs), then the Even Pixels SRM
 #   `unet-s-g16-gc-w` (3.72M, 7.4 MB: the level embedding halved, the last level 3x wide) from scratch under
 #   DDP, g16-gc's recipe (batch 2048, lr 8e-4, to step 30,000 with the decay from 24,200), raced against
 #   g16-gc's own curve at equal images: the count probe after every call, as for g16-gc
@@ -66,20 +67,23 @@ score_rcbs() {  # GPU...: its Table 1 rows, the jobs dealt over the GPUs (hard p
   for i in "${pids[@]}"; do wait $i || rc=1; done
   return $rc
 }
-count_jobs() {  # GPU...: the Counting rows lease s left and the eta-0 rows, dealt over the GPUs
+count_jobs() {  # GPU...: the Counting rows lease s left, then the budget rows, dealt over the GPUs
+  # (a job: run, leaderboard name or -, eta, NFE, eval.sh job). 256 NFE over 256 patches in order without
+  # overlap is one step a patch (x0-hat at once, eta moot): the CPU pilot found it ahead of 1000 NFE
   local -a jobs=(
-    "o-s2 - 1 :predicted@0.95" "o-s2 - 1 :random@0.95"
-    "o-s2z srm-unet-small-s2-zp0.5 1 :predicted@0.95" "o-s2z srm-unet-small-s2-zp0.5 1 :random@0.95"
-    "o-s2 - 0 :predicted" "o-s2 - 0 :parallel" "o-s2z srm-unet-small-s2-zp0.5 0 :predicted"
-    "o-s2s - 0 :predicted@0.95" "o-s2s - 0 :parallel" "o-d2 - 0 :parallel")
+    "o-s2 - 1 1000 :predicted@0.95" "o-s2 - 1 1000 :random@0.95"
+    "o-s2z srm-unet-small-s2-zp0.5 1 1000 :predicted@0.95" "o-s2z srm-unet-small-s2-zp0.5 1 1000 :random@0.95"
+    "o-s2 - 1 256 :predicted" "o-s2 - 1 256 :random" "o-s2z srm-unet-small-s2-zp0.5 1 256 :predicted"
+    "o-s2s - 1 256 :predicted" "o-s2 - 0 1000 :predicted" "o-s2s - 0 1000 :predicted@0.95"
+    "o-s2 - 0 1000 :parallel" "o-d2 - 0 1000 :parallel")
   local -a gpus=("$@"); local n=$# i j rc=0 pids=()
   for ((i = 0; i < n; i++)); do
     { for ((j = i; j < ${#jobs[@]}; j += n)); do
-        set -- ${jobs[j]}; local run=$1 name=$2 eta=$3 job=$4 shape=polygons
+        set -- ${jobs[j]}; local run=$1 name=$2 eta=$3 nfe=$4 job=$5 shape=polygons
         [[ $run == *s ]] && shape=stars
         [ -e runs/$run.safetensors ] || { echo "runs/$run.safetensors missing: $job not scored"; continue; }
         [ $name = - ] && name=
-        NAME=$name ETA=$eta GPU=${gpus[i]} timeout $(left) bash $E runs/$run.safetensors $R/count-$shape $job
+        NAME=$name ETA=$eta NFE=$nfe GPU=${gpus[i]} timeout $(left) bash $E runs/$run.safetensors $R/count-$shape $job
       done; } & pids+=($!)
   done
   for i in "${pids[@]}"; do wait $i || rc=1; done
