@@ -13,7 +13,8 @@
 # Slot B (GPUs 2-3, 4-GPU hosts only): first the Counting rows lease s left (the polygons SRMs' overlap rows)
 #   and rows at other budgets: 256 NFE, one step a patch (the CPU pilot of the seventeenth session: o-s2 in
 #   predicted order, 32 images, 0.156 against 0.040 on 500 at 1000 NFE; docs/baselines.md), and eta 0 at 1000
-#   NFE (~12 jobs of ~1-2 minutes, ~8 minutes on two GPUs), then the Even Pixels SRM
+#   NFE (~12 jobs of ~1-2 minutes, ~8 minutes on two GPUs), and `srm-bench reproduce` of srm-counting-stars'
+#   parallel row on a second H200 host (~1 minute), then the Even Pixels SRM
 #   `unet-s-g16-gc-w` (3.72M, 7.4 MB: the level embedding halved, the last level 3x wide) from scratch under
 #   DDP, g16-gc's recipe (batch 2048, lr 8e-4, to step 30,000 with the decay from 24,200), raced against
 #   g16-gc's own curve at equal images: the count probe after every call, as for g16-gc
@@ -23,7 +24,8 @@
 #   mkdir -p /work/aside && mv baselines/weights/*.safetensors /work/aside/          # the carry limit; back after
 #   export T0=$(date +%s); FRESH=1 END=560 bash benchmarks/device/lease-2026-11-27t.sh go   # call 1, carry [".whl", "runs"]
 #   export T0=$(date +%s); COUNT=0 END=560 bash benchmarks/device/lease-2026-11-27t.sh go   # calls 2-3 (COUNT=1 if call
-#     1 left Counting jobs: on a fresh host every job is scored again), runs/ then holds o-rcbs and o-epw
+#     1 left Counting jobs: on a fresh host every job is scored again, and carry only the Counting weights
+#     still needed: the carry limit), runs/ then holds o-rcbs and o-epw
 #   D=<files_at>; for r in rcbs epw; do [ -e $D/weights-o-$r.part-aa ] && cat $D/weights-o-$r.part-* > runs/o-$r.safetensors; done
 #   bash benchmarks/device/campaign.sh save runs/o-rcbs.safetensors runs/o-epw.safetensors   # after the lease
 # FRESH=1 lets a run without weights to continue start from scratch (call 1 only: a later call without
@@ -36,6 +38,8 @@ L=/tmp/lease-t; rm -rf $L; mkdir -p $L  # this call's printed logs
 SU_STOP=${SU_STOP:-68300}; SU_COOL=${SU_COOL:-11000}
 EW_STOP=${EW_STOP:-30000}; EW_COOL=${EW_COOL:-5800}
 P=benchmarks/probe_even_pixels_count.py
+# srm-counting-stars' parallel row, sampled in lease s: drawn again on this host, bit for bit or not
+STARS_PARALLEL=leaderboard/results/baselines/counting-stars-2026-11-27s/counting-stars-test-srm-unet-small-s2-20261127T172316Z-16cc81b45749.json
 reached() { [ "$(wstep $(latest $1))" -ge "$2" ]; }  # RUN STOP: run o-RUN reached step STOP
 fresh() {  # RUN: run o-RUN has weights to continue, or FRESH=1 lets it start from scratch
   [ -n "$(init_of $1)" ] || [ -e $W/o-$1/last.pt ] || [ "${FRESH:-0}" = 1 ] && return 0
@@ -106,7 +110,10 @@ go)
   [ $NGPU -ge 2 ] || { echo "lease-t go: needs two GPUs or more" >&2; exit 2; }
   if [ $NGPU -ge 4 ]; then
     { rcbs 0,1 29500 > $L/rcbs 2>&1; once rcbs score_rcbs 0 1; } &
-    { [ "${COUNT:-1}" = 1 ] && once count count_jobs 2 3 > $L/count 2>&1; epw 2,3 29501 > $L/epw 2>&1; } &
+    { [ "${COUNT:-1}" = 1 ] && once count count_jobs 2 3 > $L/count 2>&1
+      [ "${COUNT:-1}" = 1 ] && [ -e runs/o-s2s.safetensors ] && CUDA_VISIBLE_DEVICES=2 once repro srm-bench reproduce \
+        $STARS_PARALLEL --checkpoint runs/o-s2s.safetensors > $L/repro 2>&1
+      epw 2,3 29501 > $L/epw 2>&1; } &
     wait
   else
     rcbs 0,1 29500 > $L/rcbs 2>&1; once rcbs score_rcbs 0 1
