@@ -297,8 +297,8 @@ def _small_stem(stem: int) -> Any:
 PRESET_FACTORIES = {
     "paper": _paper, "small": _small, "small-s2": _small_stem(2), "small-s4": _small_stem(4),
     "unet-s": _unet_s, "unet-s-g16": _unet_s_g16, "unet-s-gc": _unet_s_gc,
-    "unet-s-g16-gc": _unet_s_g16_gc, "unet-s-g16-gc-w": _unet_s_g16_gc_w, "tiny": _tiny, "dit-s": _dit_preset("S"), "dit-b": _dit_preset("B"),
-    "dit-s14": _dit_s14,
+    "unet-s-g16-gc": _unet_s_g16_gc, "unet-s-g16-gc-w": _unet_s_g16_gc_w, "tiny": _tiny,
+    "dit-s": _dit_preset("S"), "dit-b": _dit_preset("B"), "dit-s14": _dit_s14,
     "dit-cell": _dit_cell, **{name: _cell_preset(name) for name in CELL_SIZES}, "cell-aux": _cell_aux,
     "cell-aux-b7": _cell_aux_b7, "cell-aux-tpl": _cell_aux_tpl,
 }

@@ -5,7 +5,8 @@
 training config and record as metadata), SHA-256 pin, task, preset, status, training budget
 and the accuracies measured so far with where they were measured (a row's ``overlap`` and ``ramp``,
 where present, are the sequential sampler's; its ``seed``, where present, the sampling seed, else
-0; Counting rows also carry ``consistency`` and its ``consistency_ci95``). The pin is checked every time a model is loaded. Torch-free, so that ``srm-bench models`` is instant.
+0; Counting rows also carry ``consistency`` and its ``consistency_ci95``). The pin is checked
+every time a model is loaded. Torch-free, so that ``srm-bench models`` is instant.
 """
 from __future__ import annotations
 
