@@ -143,8 +143,9 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
 @click.argument("checkpoint", type=click.Path(path_type=Path), required=False)
 @click.option("--pretrained", default=None, help="A shipped model instead of CHECKPOINT (see 'srm-bench models').")
 @click.option("--sampler", type=click.Choice(["parallel", "sequential"]), default="parallel", show_default=True)
-@click.option("--order", type=click.Choice(["random", "graph", "predicted"]), default=None,
-              help="Sequential order: random, graph (task's dependency graph) or predicted (lowest uncertainty).")
+@click.option("--order", type=click.Choice(["random", "graph", "predicted", "raster"]), default=None,
+              help="Sequential order: random, graph (task's dependency graph), predicted (lowest uncertainty) or "
+                   "raster (ours: patches row by row, the same for every sample).")
 @click.option("--overlap", type=float, default=0.0, show_default=True, help="Sequential: overlap of the patch ramps, in [0, 1).")
 @click.option("--top-k", type=int, default=1, show_default=True, help="Sequential: patches started together per slot.")
 @click.option("--ramp", type=click.Choice(["even", "reference"]), default="even", show_default=True,

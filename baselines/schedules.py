@@ -11,7 +11,8 @@ slot holding every patch (all patches share t_k = 1 - k / K).
 Which patches fill the next slot is the order: ``random`` (a seeded permutation),
 ``graph`` (largest sum of (1 - t) over graph neighbours, e.g. Sudoku row/column/box) or
 ``predicted`` (lowest predicted uncertainty from the forward pass of this very step, so
-no extra evaluations). A patch that starts at step j has t = 1 at step j whatever its
+no extra evaluations) or ``raster`` (ours: a fixed order, patches row by row as the patch grid
+is numbered, the same for every sample; a control for whether order matters on a task at all). A patch that starts at step j has t = 1 at step j whatever its
 identity, so choosing it after the forward pass is consistent.
 
 Given patches stay at t = 0.
@@ -32,7 +33,7 @@ import torch
 from srm_bench.errors import SrmBenchError
 
 SAMPLERS = ("parallel", "sequential")
-ORDERS = ("random", "graph", "predicted")
+ORDERS = ("random", "graph", "predicted", "raster")
 UNCERTAINTIES = ("logvar", "entropy")
 RAMPS = ("even", "reference")
 
@@ -168,6 +169,8 @@ class RampSchedule:
             assert self.graph is not None
             certainty = (1.0 - self.levels()) @ self.graph.to(self.keys.dtype)
             return -certainty + 1e-6 * self.keys
+        if self.order == "raster":
+            return torch.arange(self.num_patches, device=self.keys.device, dtype=self.keys.dtype).expand_as(self.keys)
         return self.keys
 
     def advance(self, logvar: torch.Tensor | None = None) -> torch.Tensor:

@@ -387,7 +387,7 @@ def _num(x: Any) -> float | None:
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
 
 
-_ORDER_NAMES = {"predicted": "Predicted", "random": "Random", "graph": "Graph-based"}
+_ORDER_NAMES = {"predicted": "Predicted", "random": "Random", "graph": "Graph-based", "raster": "Raster"}
 
 
 def sampler_label(sampler: Mapping[str, Any]) -> str:

@@ -15,6 +15,7 @@ from srm_bench.baselines.train import build_model
 from srm_bench.baselines.tsampling import NoiseLevelSampler, TSamplingConfig, recursive_allocation
 from srm_bench.baselines.unet import DenoiserOutput, UNet, UNetConfig
 from srm_bench.errors import SrmBenchError
+from srm_bench.leaderboard.store import sampler_label
 
 # ---------------------------------------------------------------- recursive allocation
 
@@ -232,6 +233,22 @@ def test_predicted_order_picks_the_lowest_uncertainty() -> None:
     logvar[0, 11] = -5.0
     s = sched.advance(logvar)
     assert torch.nonzero(s[0] < 1).flatten().tolist() == [11]
+
+
+def test_raster_order_starts_the_patches_row_by_row_skipping_given_ones() -> None:
+    known = torch.zeros(2, 16, dtype=torch.bool)
+    known[0, [0, 1, 5]] = True
+    sched = make_schedule(SamplerConfig("sequential", order="raster", steps=32), 16)
+    sched.reset(known, [torch.Generator().manual_seed(0), torch.Generator().manual_seed(1)])
+    logvar = torch.randn(2, 16)  # ignored: the order is fixed
+    first: list[list[int]] = [[], []]
+    for _ in range(32):
+        before = sched.started.clone()
+        sched.advance(logvar)
+        for b in range(2):
+            first[b] += torch.nonzero(sched.started[b] & ~before[b]).flatten().tolist()
+    assert first[0] == [i for i in range(16) if i not in (0, 1, 5)] and first[1] == list(range(16))
+    assert sampler_label(SamplerConfig("sequential", order="raster").to_dict()) == "Raster Order w/o Overlap"
 
 
 @pytest.mark.parametrize("cfg, match", [

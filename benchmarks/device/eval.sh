@@ -4,7 +4,7 @@
 #   [GPU=0] [NFE=1000] [ETA=1] [N=500] [SEED=0] [DEVICE=cuda] [RAMP=even|reference] [NAME=model-name] \
 #     bash benchmarks/device/eval.sh WEIGHTS RESULTS JOB...
 # JOB is SPLIT:SAMPLER[@OVERLAP] with SAMPLER one of parallel, predicted, predicted-entropy,
-# random, graph; e.g. hard:predicted (Sudoku) or :predicted@0.95 (Even Pixels: no split, overlap 0.95).
+# random, graph, raster; e.g. hard:predicted (Sudoku) or :predicted@0.95 (Even Pixels: no split, overlap 0.95).
 # The task comes from the weights. A job that already succeeded into RESULTS with the same weights
 # (by hash) and the same settings is not run again (a mark RESULTS/.done-*), so a call that was cut
 # short can be repeated on a warm host without scoring its finished jobs twice.
@@ -20,7 +20,7 @@ for job in "$@"; do
     parallel) a=(--sampler parallel);;
     predicted) a=(--sampler sequential --order predicted);;
     predicted-entropy) a=(--sampler sequential --order predicted --uncertainty entropy);;
-    random|graph) a=(--sampler sequential --order $s);;
+    random|graph|raster) a=(--sampler sequential --order $s);;
     *) echo "unknown sampler $s" >&2; exit 2;;
   esac
   [ "$overlap" != 0 ] && a+=(--overlap $overlap)

@@ -14,13 +14,14 @@
 #   and rows at other budgets: 256 NFE, one step a patch (the CPU pilot of the seventeenth session: o-s2 in
 #   predicted order, 32 images, 0.156 against 0.040 on 500 at 1000 NFE; docs/baselines.md), and eta 0 at 1000
 #   NFE (~12 jobs of ~1-2 minutes, ~8 minutes on two GPUs), and `srm-bench reproduce` of srm-counting-stars'
-#   parallel row on a second H200 host (~1 minute), then the Even Pixels SRM
+#   parallel row on a second H200 host (~1 minute), the shipped Even Pixels SRM in raster order (ours, a fixed
+#   order: does order matter on that task at all? ~1 minute), then the Even Pixels SRM
 #   `unet-s-g16-gc-w` (3.72M, 7.4 MB: the level embedding halved, the last level 3x wide) from scratch under
 #   DDP, g16-gc's recipe (batch 2048, lr 8e-4, to step 30,000 with the decay from 24,200), raced against
 #   g16-gc's own curve at equal images: the count probe after every call, as for g16-gc
 #   (docs/runs/lease-2026-11-27{o,q,r}/o-srm/probe.txt). ~27k images/s on two GPUs: leases t and u.
 #
-#   bash benchmarks/device/campaign.sh restore o-s2 o-s2z o-s2s o-d2   # before call 1 (o-rcbs, o-epw: later calls)
+#   bash benchmarks/device/campaign.sh restore o-s2 o-s2z o-s2s o-d2 o-srm   # before call 1 (o-rcbs, o-epw: later calls)
 #   mkdir -p /work/aside && mv baselines/weights/*.safetensors /work/aside/          # the carry limit; back after
 #   export T0=$(date +%s); FRESH=1 END=560 bash benchmarks/device/lease-2026-11-27t.sh go   # call 1, carry [".whl", "runs"]
 #   export T0=$(date +%s); COUNT=0 END=560 bash benchmarks/device/lease-2026-11-27t.sh go   # calls 2-3 (COUNT=1 if call
@@ -93,6 +94,13 @@ count_jobs() {  # GPU...: the Counting rows lease s left, then the budget rows, 
   for i in "${pids[@]}"; do wait $i || rc=1; done
   return $rc
 }
+ep_raster() {  # GPU GPU: the Even Pixels SRM (srm-even-pixels, 61.4M images) in raster order (ours), with and
+  # without overlap 0.95: does order matter on this task at all (docs/even-pixels-baselines.md, next step 1)
+  [ -e runs/o-srm.safetensors ] || { echo "runs/o-srm.safetensors missing: raster rows not scored"; return 1; }
+  GPU=$1 timeout $(left) bash $E runs/o-srm.safetensors $R/ep-raster :raster@0.95 & local p=$!
+  GPU=$2 timeout $(left) bash $E runs/o-srm.safetensors $R/ep-raster :raster
+  wait $p
+}
 epw() {  # GPUS PORT: the Even Pixels SRM unet-s-g16-gc-w towards EW_STOP under DDP over GPUS
   local n=$(( $(tr -cd , <<< "$1" | wc -c) + 1 ))
   reached epw $EW_STOP && return 0
@@ -113,6 +121,7 @@ go)
     { [ "${COUNT:-1}" = 1 ] && once count count_jobs 2 3 > $L/count 2>&1
       [ "${COUNT:-1}" = 1 ] && [ -e runs/o-s2s.safetensors ] && CUDA_VISIBLE_DEVICES=2 once repro srm-bench reproduce \
         $STARS_PARALLEL --checkpoint runs/o-s2s.safetensors > $L/repro 2>&1
+      [ "${COUNT:-1}" = 1 ] && once ep-raster ep_raster 2 3 > $L/ep-raster 2>&1
       epw 2,3 29501 > $L/epw 2>&1; } &
     wait
   else
