@@ -90,8 +90,12 @@ def test_every_committed_figure_appears_with_its_interval_and_its_files(site):
     """Each committed result: every metric the page's layout shows, as value [lo, hi], and its JSON and CSV."""
     entries = load_entries([checkout_results_dir()])
     assert len(entries) >= 13
-    pages = {"sudoku": "sudoku.html", "even-pixels": "even-pixels.html"}
-    shown = {"sudoku": ("l1", "accuracy"), "even-pixels": ("error", "accuracy", "strict_accuracy")}
+    # Both Counting shapes share one page (Table 3's layout), the stars columns beside the polygons ones.
+    pages = {"sudoku": "sudoku.html", "even-pixels": "even-pixels.html", "counting-polygons": "counting-polygons.html",
+             "counting-stars": "counting-polygons.html"}
+    counting = ("accuracy", "strict_accuracy", "consistency")
+    shown = {"sudoku": ("l1", "accuracy"), "even-pixels": ("error", "accuracy", "strict_accuracy"),
+             "counting-polygons": counting, "counting-stars": counting}
     for x in entries:
         res = x.result
         text = (site / pages[res["task"]]).read_text(encoding="utf-8")
