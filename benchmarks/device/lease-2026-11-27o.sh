@@ -73,13 +73,12 @@ P=benchmarks/probe_even_pixels_count.py
 L=/tmp/lease-o; rm -rf $L; mkdir -p $L  # this call's printed logs
 EP_STOP=${EP_STOP:-32000}; EP_COOL=${EP_COOL:-6000}
 CO_STOP=${CO_STOP:-20000}; CO_COOL=${CO_COOL:-4000}  # Counting: 5.1M images at batch 256
-reached() { [ "$(wstep $(latest $1))" -ge "$2" ]; }  # RUN STOP: run o-RUN reached step STOP
 ep() {  # RUN GPUS PORT: Even Pixels run o-RUN (srm, ddpm) towards EP_STOP, under DDP over GPUS (a comma
   # list, one process a GPU); the SRM is probed on its first GPU after every call that did not finish it
   local n=$(( $(tr -cd , <<< "$2" | wc -c) + 1 ))
   reached $1 $EP_STOP && return 0
   [ $(left) -ge 150 ] || return 0
-  [ -n "$(init_of $1)" ] || [ -e $W/o-$1/last.pt ] || { echo "o-$1: no weights to continue (runs/o-$1.safetensors)"; return 1; }
+  fresh $1 || return 1
   TASK=even-pixels GPUS=$2 NPROC=$n PORT=$3 BASELINE=$1 RUN=o-$1 COMPILE=1 EVAL_EVERY=0 bash benchmarks/device/train.sh \
     unet-s-g16-gc $(mins 45) "$(init_of $1)" --seed 0 --steps $EP_STOP --cooldown-steps $EP_COOL
   if [ $1 = srm ] && ! reached srm $EP_STOP; then
@@ -87,30 +86,20 @@ ep() {  # RUN GPUS PORT: Even Pixels run o-RUN (srm, ddpm) towards EP_STOP, unde
   fi
   return 0
 }
-once() {  # NAME CMD...: CMD, unless it succeeded on this host before or fewer than 150 s are left
-  local mark=$R/.done-$1; shift
-  [ -e $mark ] || [ $(left) -lt 150 ] && return 0
-  mkdir -p $R; "$@" && touch $mark
-}
 EP_JOBS=(:predicted@0.95 :random@0.95 :parallel ref :predicted@0.99 :predicted :predicted@0.25 :predicted@0.5
   :predicted@0.75 :predicted@0.9 :random :random@0.25 :random@0.5 :random@0.75 :random@0.9 :random@0.99)
+ep_srm_job() {  # J GPU: EP_JOBS[J] of the SRM on GPU
+  if [ ${EP_JOBS[$1]} = ref ]; then
+    GPU=$2 NFE=100 ETA=0 RAMP=reference timeout $(left) bash $E $(latest srm) $R/ep-srm :predicted@0.95
+  else
+    GPU=$2 timeout $(left) bash $E $(latest srm) $R/ep-srm ${EP_JOBS[$1]}
+  fi
+}
 score_ep_srm() {  # GPU...: Table 2, the reference protocol (`ref`: predicted order + overlap 0.95 at 100 NFE,
   # eta 0) and the overlap sweep of the SRM, the jobs dealt over the GPUs
-  local s=$(latest srm) n=$# i j g rc=0 pids=()
-  [ $n -gt 0 ] || { echo "score_ep_srm: no GPU given" >&2; return 1; }
-  reached srm $EP_STOP || { echo "EP SRM at step $(wstep $s) of $EP_STOP: not scored"; return 1; }
-  for ((i = 0; i < n; i++)); do
-    g=${@:i+1:1}
-    { for ((j = i; j < ${#EP_JOBS[@]}; j += n)); do
-        if [ ${EP_JOBS[j]} = ref ]; then
-          GPU=$g NFE=100 ETA=0 RAMP=reference timeout $(left) bash $E $s $R/ep-srm :predicted@0.95 || exit 1
-        else
-          GPU=$g timeout $(left) bash $E $s $R/ep-srm ${EP_JOBS[j]} || exit 1
-        fi
-      done; } & pids+=($!)
-  done
-  for i in "${pids[@]}"; do wait $i || rc=1; done
-  return $rc  # a job cut short leaves the SRM to be scored again
+  [ $# -gt 0 ] || { echo "score_ep_srm: no GPU given" >&2; return 1; }
+  reached srm $EP_STOP || { echo "EP SRM at step $(wstep $(latest srm)) of $EP_STOP: not scored"; return 1; }
+  deal ep_srm_job ${#EP_JOBS[@]} "$@"  # a job cut short leaves the SRM to be scored again
 }
 score_ep_ddpm() {  # GPU: the DDPM's Table 2 row
   local d=$(latest ddpm)
@@ -131,7 +120,7 @@ crun() {  # GPU RUN: Counting run o-RUN (s2, d2, s2s, d2s, s2z) with the stem ra
   [[ $2 == d* ]] && b=ddpm
   [ $2 = s2z ] && args=(--zero-patch-prob 0.5)  # o-s2's step-11,300 weights, zero patches in half the rows
   reached $2 $CO_STOP && return 0
-  [ -n "$(init_of $2)" ] || [ -e $W/o-$2/last.pt ] || { echo "o-$2: no weights to continue"; return 1; }
+  fresh $2 || return 1
   TASK=$task GPUS=$1 RUN=o-$2 COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=$b WEIGHTS=0 bash benchmarks/device/train.sh \
     small-s2 $(mins 60) "$(init_of $2)" --seed 0 --batch-size 256 --lr 4e-4 --steps $CO_STOP --cooldown-steps $CO_COOL "${args[@]}"
 }

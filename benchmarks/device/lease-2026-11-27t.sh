@@ -41,16 +41,6 @@ EW_STOP=${EW_STOP:-30000}; EW_COOL=${EW_COOL:-5800}
 P=benchmarks/probe_even_pixels_count.py
 # srm-counting-stars' parallel row, sampled in lease s: drawn again on this host, bit for bit or not
 STARS_PARALLEL=leaderboard/results/baselines/counting-stars-2026-11-27s/counting-stars-test-srm-unet-small-s2-20261127T172316Z-16cc81b45749.json
-reached() { [ "$(wstep $(latest $1))" -ge "$2" ]; }  # RUN STOP: run o-RUN reached step STOP
-fresh() {  # RUN: run o-RUN has weights to continue, or FRESH=1 lets it start from scratch
-  [ -n "$(init_of $1)" ] || [ -e $W/o-$1/last.pt ] || [ "${FRESH:-0}" = 1 ] && return 0
-  echo "o-$1: no weights to continue (runs/o-$1.safetensors) and FRESH is not 1"; return 1
-}
-once() {  # NAME CMD...: CMD, unless it succeeded on this host before or fewer than 150 s are left
-  local mark=$R/.done-$1; shift
-  [ -e $mark ] || [ $(left) -lt 150 ] && return 0
-  mkdir -p $R; "$@" && touch $mark
-}
 rcbs() {  # GPUS PORT: the Sudoku SRM cell-rcb towards SU_STOP under DDP over GPUS (a comma list)
   local n=$(( $(tr -cd , <<< "$1" | wc -c) + 1 ))
   reached rcbs $SU_STOP && return 0
@@ -60,39 +50,26 @@ rcbs() {  # GPUS PORT: the Sudoku SRM cell-rcb towards SU_STOP under DDP over GP
     bash benchmarks/device/sudoku_cell.sh cell-rcb $(mins 20) "$(init_of rcbs)" \
     --seed 0 --batch-size 1024 --steps $SU_STOP --cooldown-steps $SU_COOL
 }
+RCBS_JOBS=(hard:predicted hard:parallel hard:random hard:graph easy:predicted medium:predicted)
+rcbs_job() { GPU=$2 timeout $(left) bash $E $(latest rcbs) $R/sudoku-rcbs ${RCBS_JOBS[$1]}; }  # J GPU
 score_rcbs() {  # GPU...: its Table 1 rows, the jobs dealt over the GPUs (hard predicted first)
-  local w=$(latest rcbs) jobs=(hard:predicted hard:parallel hard:random hard:graph easy:predicted medium:predicted)
-  local n=$# i j rc=0 pids=()
-  reached rcbs $SU_STOP || { echo "o-rcbs at step $(wstep $w) of $SU_STOP: not scored"; return 1; }
-  for ((i = 0; i < n; i++)); do
-    { for ((j = i; j < ${#jobs[@]}; j += n)); do
-        GPU=${@:i+1:1} timeout $(left) bash $E $w $R/sudoku-rcbs ${jobs[j]} || exit 1
-      done; } & pids+=($!)
-  done
-  for i in "${pids[@]}"; do wait $i || rc=1; done
-  return $rc
+  reached rcbs $SU_STOP || { echo "o-rcbs at step $(wstep $(latest rcbs)) of $SU_STOP: not scored"; return 1; }
+  deal rcbs_job ${#RCBS_JOBS[@]} "$@"
 }
-count_jobs() {  # GPU...: the Counting rows lease s left, then the budget rows, dealt over the GPUs
-  # (a job: run, leaderboard name or -, eta, NFE, eval.sh job). 256 NFE over 256 patches in order without
-  # overlap is one step a patch (x0-hat at once, eta moot): the CPU pilot found it ahead of 1000 NFE
-  local -a jobs=(
-    "o-s2 - 1 1000 :predicted@0.95" "o-s2 - 1 1000 :random@0.95"
-    "o-s2z srm-unet-small-s2-zp0.5 1 1000 :predicted@0.95" "o-s2z srm-unet-small-s2-zp0.5 1 1000 :random@0.95"
-    "o-s2 - 1 256 :predicted" "o-s2 - 1 256 :random" "o-s2z srm-unet-small-s2-zp0.5 1 256 :predicted"
-    "o-s2s - 1 256 :predicted" "o-s2 - 0 1000 :predicted" "o-s2s - 0 1000 :predicted@0.95"
-    "o-s2 - 0 1000 :parallel" "o-d2 - 0 1000 :parallel")
-  local -a gpus=("$@"); local n=$# i j rc=0 pids=()
-  for ((i = 0; i < n; i++)); do
-    { for ((j = i; j < ${#jobs[@]}; j += n)); do
-        set -- ${jobs[j]}; local run=$1 name=$2 eta=$3 nfe=$4 job=$5 shape=polygons
-        [[ $run == *s ]] && shape=stars
-        [ -e runs/$run.safetensors ] || { echo "runs/$run.safetensors missing: $job not scored"; continue; }
-        [ $name = - ] && name=
-        NAME=$name ETA=$eta NFE=$nfe GPU=${gpus[i]} timeout $(left) bash $E runs/$run.safetensors $R/count-$shape $job
-      done; } & pids+=($!)
-  done
-  for i in "${pids[@]}"; do wait $i || rc=1; done
-  return $rc
+# The Counting rows lease s left, then the budget rows (a job: run, leaderboard name or -, eta, NFE, eval.sh
+# job). 256 NFE over 256 patches in order without overlap is one step a patch (x0-hat at once, eta moot): the
+# CPU pilot found it ahead of 1000 NFE
+COUNT_JOBS=(
+  "o-s2 - 1 1000 :predicted@0.95" "o-s2 - 1 1000 :random@0.95"
+  "o-s2z srm-unet-small-s2-zp0.5 1 1000 :predicted@0.95" "o-s2z srm-unet-small-s2-zp0.5 1 1000 :random@0.95"
+  "o-s2 - 1 256 :predicted" "o-s2 - 1 256 :random" "o-s2z srm-unet-small-s2-zp0.5 1 256 :predicted"
+  "o-s2s - 1 256 :predicted" "o-s2 - 0 1000 :predicted" "o-s2s - 0 1000 :predicted@0.95"
+  "o-s2 - 0 1000 :parallel" "o-d2 - 0 1000 :parallel")
+count_job() {  # J GPU: COUNT_JOBS[J] on GPU
+  local g=$2 shape=polygons; set -- ${COUNT_JOBS[$1]}
+  [[ $1 == *s ]] && shape=stars
+  [ -e runs/$1.safetensors ] || { echo "runs/$1.safetensors missing: $5 not scored"; return 1; }
+  NAME=${2#-} ETA=$3 NFE=$4 GPU=$g timeout $(left) bash $E runs/$1.safetensors $R/count-$shape $5
 }
 ep_raster() {  # GPU GPU: the Even Pixels SRM (srm-even-pixels, 61.4M images) in raster order (ours), with and
   # without overlap 0.95: does order matter on this task at all (docs/even-pixels-baselines.md, next step 1)
@@ -106,7 +83,7 @@ epw() {  # GPUS PORT: the Even Pixels SRM unet-s-g16-gc-w towards EW_STOP under 
   reached epw $EW_STOP && return 0
   [ $(left) -ge 150 ] || return 0
   fresh epw || return 1
-  TASK=even-pixels GPUS=$1 NPROC=$n PORT=$2 BASELINE=srm RUN=o-epw COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=1000 \
+  TASK=even-pixels GPUS=$1 NPROC=$n PORT=$2 BASELINE=srm RUN=o-epw COMPILE=1 EVAL_EVERY=0 \
     bash benchmarks/device/train.sh unet-s-g16-gc-w $(mins 60) "$(init_of epw)" \
     --seed 0 --steps $EW_STOP --cooldown-steps $EW_COOL
   [ -e $W/o-epw/weights.safetensors ] && CUDA_VISIBLE_DEVICES=${1%%,*} timeout $(left) \
@@ -118,7 +95,7 @@ go)
   [ $NGPU -ge 2 ] || { echo "lease-t go: needs two GPUs or more" >&2; exit 2; }
   if [ $NGPU -ge 4 ]; then
     { rcbs 0,1 29500 > $L/rcbs 2>&1; once rcbs score_rcbs 0 1; } &
-    { [ "${COUNT:-1}" = 1 ] && once count count_jobs 2 3 > $L/count 2>&1
+    { [ "${COUNT:-1}" = 1 ] && once count deal count_job ${#COUNT_JOBS[@]} 2 3 > $L/count 2>&1
       [ "${COUNT:-1}" = 1 ] && [ -e runs/o-s2s.safetensors ] && CUDA_VISIBLE_DEVICES=2 once repro srm-bench reproduce \
         $STARS_PARALLEL --checkpoint runs/o-s2s.safetensors > $L/repro 2>&1
       [ "${COUNT:-1}" = 1 ] && once ep-raster ep_raster 2 3 > $L/ep-raster 2>&1

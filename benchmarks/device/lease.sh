@@ -6,6 +6,12 @@
 #   wstep W      the training step recorded in weights file W (0 if there is none)
 #   init_of N    the carried weights runs/o-N.safetensors, or nothing
 #   latest N     the newest weights of run o-N: this host's /tmp/runs/o-N, else the carried ones
+#   reached N S  run o-N's newest weights are at step S or later
+#   fresh N      run o-N has weights to continue (carried, or last.pt on this host), or FRESH=1 lets it
+#                start from scratch; else one line and non-zero (a later call must not restart a run)
+#   once K CMD   CMD, unless it succeeded on this host before (mark $R/.done-K) or fewer than 150 s are left
+#   deal F C G.. jobs 0..C-1 as `F J GPU`, dealt round-robin over the GPUs G.., one worker a GPU; a
+#                worker stops at its first failed job, and deal fails when any worker did
 T0=${T0:-$(date +%s)}
 NGPU=$(nvidia-smi -L | wc -l)
 left() { echo $(( ${END:-560} - ($(date +%s) - T0) )); }
@@ -14,4 +20,23 @@ wstep() { [ -e "$1" ] && bash benchmarks/device/campaign.sh record "$1" | cut -f
 init_of() { [ -e runs/o-$1.safetensors ] && echo runs/o-$1.safetensors || echo ""; }
 latest() {
   [ -e /tmp/runs/o-$1/weights.safetensors ] && echo /tmp/runs/o-$1/weights.safetensors || echo runs/o-$1.safetensors
+}
+reached() { [ "$(wstep $(latest $1))" -ge "$2" ]; }
+fresh() {
+  [ -n "$(init_of $1)" ] || [ -e /tmp/runs/o-$1/last.pt ] || [ "${FRESH:-0}" = 1 ] && return 0
+  echo "o-$1: no weights to continue (runs/o-$1.safetensors) and FRESH is not 1"; return 1
+}
+once() {
+  local mark=$R/.done-$1; shift
+  [ -e $mark ] || [ $(left) -lt 150 ] && return 0
+  mkdir -p $R; "$@" && touch $mark
+}
+deal() {
+  local fn=$1 count=$2 i j rc=0 pids=(); shift 2
+  local gpus=("$@")
+  for ((i = 0; i < ${#gpus[@]}; i++)); do
+    { for ((j = i; j < count; j += ${#gpus[@]})); do $fn $j ${gpus[i]} || exit 1; done; } & pids+=($!)
+  done
+  for i in "${pids[@]}"; do wait $i || rc=1; done
+  return $rc
 }
