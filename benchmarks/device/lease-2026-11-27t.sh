@@ -29,6 +29,19 @@
 #     still needed: the carry limit), runs/ then holds o-rcbs and o-epw
 #   D=<files_at>; for r in rcbs epw; do [ -e $D/weights-o-$r.part-aa ] && cat $D/weights-o-$r.part-* > runs/o-$r.safetensors; done
 #   bash benchmarks/device/campaign.sh save runs/o-rcbs.safetensors runs/o-epw.safetensors   # after the lease
+# What lease t did (eighteenth session; 4x H200, 30 device-minutes): call 1 `FRESH=1 END=560 ... go` took o-rcbs
+# to step 13,500 and scored the twelve Counting jobs (they filled slot B's whole call); call 2 (the host still warm)
+# `REPRO=1 COUNT=0 FRESH=1 END=560 ... go` took o-rcbs to 28,700, ran the reproduce job and the raster rows, and
+# started o-epw (2,700); call 3 `REPRO=0 COUNT=0 END=505 ... go` was cut off at 454 s with nothing returned: the
+# device budget had shrunk by the warm host's idle minutes between calls. So set END from `status` right before
+# each call: END = budget_left_s - 60, at most 560.
+# Lease u (next): `u` puts o-rcbs on all four GPUs (39,600 steps left; two GPUs ran it at 30.9k images/s, so ~22
+# minutes there; four are not measured for this network), scores it on all four once it ends, then continues
+# o-epw on all four. Before call 1: `bash benchmarks/device/campaign.sh restore o-rcbs o-epw` and the shipped
+# weights out of the tree (carry limit); every call `export T0=$(date +%s); END=<budget_left_s - 60, at most 560>
+# bash benchmarks/device/lease-2026-11-27t.sh u` with carry [".whl", "runs"]; weights back as for go.
+# REPRO=1 (default: COUNT) runs the reproduce job and the raster rows even with COUNT=0 (call 1 of lease t
+# spent its whole slot B on the Counting jobs; call 2 was `REPRO=1 COUNT=0 FRESH=1`: o-epw had not started).
 # FRESH=1 lets a run without weights to continue start from scratch (call 1 only: a later call without
 # them would silently start again). A run that reached its end is not trained again; a job scored on this host is not scored again (eval.sh's
 # marks); nothing starts with fewer than 150 s left.
@@ -91,14 +104,21 @@ epw() {  # GPUS PORT: the Even Pixels SRM unet-s-g16-gc-w towards EW_STOP under 
   return 0
 }
 case $1 in
+u)  # lease u: the Sudoku SRM on all four GPUs (batch 1024 = 256 a GPU) to its end, scored on all four, then
+    # the Even Pixels race on all four with what is left (batch 2048 = 512 a GPU)
+  [ $NGPU -ge 4 ] || { echo "lease-t u: needs four GPUs" >&2; exit 2; }
+  rcbs 0,1,2,3 29500 > $L/rcbs 2>&1; once rcbs score_rcbs 0 1 2 3 > $L/score 2>&1
+  reached rcbs $SU_STOP && epw 0,1,2,3 29501 > $L/epw 2>&1
+  grep -h -v -i warn $L/* 2>/dev/null
+  ;;
 go)
   [ $NGPU -ge 2 ] || { echo "lease-t go: needs two GPUs or more" >&2; exit 2; }
   if [ $NGPU -ge 4 ]; then
     { rcbs 0,1 29500 > $L/rcbs 2>&1; once rcbs score_rcbs 0 1; } &
     { [ "${COUNT:-1}" = 1 ] && once count deal count_job ${#COUNT_JOBS[@]} 2 3 > $L/count 2>&1
-      [ "${COUNT:-1}" = 1 ] && [ -e runs/o-s2s.safetensors ] && CUDA_VISIBLE_DEVICES=2 once repro srm-bench reproduce \
+      [ "${REPRO:-${COUNT:-1}}" = 1 ] && [ -e runs/o-s2s.safetensors ] && CUDA_VISIBLE_DEVICES=2 once repro srm-bench reproduce \
         $STARS_PARALLEL --checkpoint runs/o-s2s.safetensors > $L/repro 2>&1
-      [ "${COUNT:-1}" = 1 ] && once ep-raster ep_raster 2 3 > $L/ep-raster 2>&1
+      [ "${REPRO:-${COUNT:-1}}" = 1 ] && once ep-raster ep_raster 2 3 > $L/ep-raster 2>&1
       epw 2,3 29501 > $L/epw 2>&1; } &
     wait
   else
@@ -106,6 +126,6 @@ go)
   fi
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
-*) echo "usage: $0 go" >&2; exit 2;;
+*) echo "usage: $0 go|u" >&2; exit 2;;
 esac
 bash benchmarks/device/collect.sh

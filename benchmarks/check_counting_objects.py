@@ -1,0 +1,67 @@
+"""How many objects a Counting model draws, and where its correct images come from; prints it.
+
+Usage:
+    python benchmarks/check_counting_objects.py RESULT.json [RESULT.json ...]
+
+The benchmark images have N = 1-9 objects, N uniform (``generators/counting.py``), so a model that
+covers the task draws each N about a ninth of the time. The paper's accuracy does not look at that:
+a model that always draws one polygon, a "1" and the polygon's vertex count is right every time.
+For each result (its per-sample file, plain or gzip, is read beside it) this prints the share of
+images per object count read by the evaluator's ``objects`` head, the total-variation distance of
+that distribution from uniform on 1-9 (0: the data's spread; 8/9: one count only), the accuracy
+(paper rule) per object count, the share of the correct images that have one object, and the
+consistency on the images with two objects or more (an image of one object cannot mix vertex
+counts: it is consistent whenever its object is read as a shape at all, so a model that draws fewer
+objects can gain consistency without drawing better).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+from pathlib import Path
+
+import numpy as np
+
+from srm_bench.results import load_result, per_sample_path, read_per_sample_bytes
+
+COUNTS = np.arange(1, 10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", nargs="+", type=Path, help="Counting result JSONs (srm-bench evaluate)")
+    args = parser.parse_args()
+    for path in args.results:
+        result = load_result(path)
+        if not str(result["task"]).startswith("counting-"):
+            raise SystemExit(f"{path}: a {result['task']} result, not a Counting one")
+        csv_path = per_sample_path(path.parent, str(result["per_sample_file"]))
+        if csv_path is None:
+            raise SystemExit(f"{path}: its per-sample file {result['per_sample_file']} (or .gz) is missing")
+        rows = list(csv.DictReader(io.StringIO(read_per_sample_bytes(csv_path).decode())))
+        objects = np.array([int(r["objects"]) for r in rows])
+        correct = np.array([r["accuracy"] == "True" for r in rows])
+        consistent = np.array([r["consistency"] == "True" for r in rows])
+        share = np.array([(objects == n).mean() for n in COUNTS])
+        tv = 0.5 * np.abs(share - 1 / len(COUNTS)).sum()
+        per = ["-" if not (objects == n).any() else f"{correct[objects == n].mean():.2f}" for n in COUNTS]
+        model = result["model"]
+        name = model.get("name", "?") if isinstance(model, dict) else str(model)
+        sampler = model.get("sampler", {}) if isinstance(model, dict) else {}
+        order = sampler.get("order") or sampler.get("name", "?")
+        ov = f"+ov{sampler['overlap']}" if sampler.get("overlap") else ""
+        print(f"{path.name}: {name}, {order}{ov}, eta {sampler.get('eta')}, {sampler.get('steps')} NFE, "
+              f"n={len(rows)}")
+        print("  objects         " + " ".join(f"{n:>5d}" for n in COUNTS))
+        print("  share           " + " ".join(f"{s:5.2f}" for s in share) + f"   TV from uniform {tv:.3f}")
+        print("  accuracy        " + " ".join(f"{a:>5s}" for a in per))
+        one = correct[objects == 1].sum()
+        print(f"  accuracy {correct.mean():.3f}; correct images with one object: {one} of {correct.sum()}")
+        many = objects >= 2  # one object cannot mix vertex counts
+        con_many = f"{consistent[many].mean():.3f} on {many.sum()}" if many.any() else "- (none)"
+        print(f"  consistency {consistent.mean():.3f}; on the images with two objects or more {con_many}")
+
+
+if __name__ == "__main__":
+    main()
