@@ -23,9 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from srm_bench.evaluators.counting import COUNTS, object_count_shares
 from srm_bench.results import load_result, per_sample_path, read_per_sample_bytes
-
-COUNTS = np.arange(1, 10)
 
 
 def main() -> None:
@@ -43,7 +42,7 @@ def main() -> None:
         objects = np.array([int(r["objects"]) for r in rows])
         correct = np.array([r["accuracy"] == "True" for r in rows])
         consistent = np.array([r["consistency"] == "True" for r in rows])
-        share = np.array([(objects == n).mean() for n in COUNTS])
+        share = object_count_shares(objects)
         tv = 0.5 * np.abs(share - 1 / len(COUNTS)).sum()
         per = ["-" if not (objects == n).any() else f"{correct[objects == n].mean():.2f}" for n in COUNTS]
         model = result["model"]

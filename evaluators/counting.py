@@ -34,6 +34,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from srm_bench.generators.counting import N_RANGE
 from srm_bench.dataset import Dataset
 from srm_bench.errors import ChecksumError, SrmBenchError
 from srm_bench.evaluation import MetricInfo, TaskEvaluator
@@ -134,6 +135,31 @@ def decode(outputs: dict[str, Any], vmin: int) -> dict[str, np.ndarray]:
             "objects": objects, "vertices": vertices, "vertex_set": bits << vmin}
 
 
+COUNTS = np.arange(N_RANGE[0], N_RANGE[1] + 1)  # the benchmark's images have 1-9 objects, each count a ninth of them
+COLLAPSE_SHARE = 0.5  # diagnose: one object count in at least this share of the samples
+
+
+def object_count_shares(objects: np.ndarray) -> np.ndarray:
+    """The share of images per object count 1-9 (the ``objects`` column as read)."""
+    objects = np.asarray(objects)
+    return np.array([(objects == n).mean() for n in COUNTS]) if objects.size else np.zeros(len(COUNTS))
+
+
+def collapse_note(objects: np.ndarray, accuracy: np.ndarray) -> str | None:
+    """One line when one object count fills at least COLLAPSE_SHARE of the samples (a model that
+    always draws one polygon, a "1" and the polygon's vertex count meets the paper's rule every
+    time), saying how much of the accuracy those images carry; else None."""
+    shares = object_count_shares(objects)
+    top = int(shares.argmax())
+    if shares[top] < COLLAPSE_SHARE:
+        return None
+    n, objects, accuracy = int(COUNTS[top]), np.asarray(objects), np.asarray(accuracy, bool)
+    return (f"{shares[top]:.0%} of the samples show {n} object{'s' if n > 1 else ''} (the benchmark's images have 1-9, "
+            f"a ninth each); {int(accuracy[objects == n].sum())} of the {int(accuracy.sum())} accurate samples are "
+            "among them, so accuracy here measures few-object images, not counting across the range "
+            "(each sample's count is in the per-sample CSV's 'objects' column)")
+
+
 # ---------------------------------------------------------------------------- weights
 
 def weights_path(shape: str) -> Path:
@@ -226,6 +252,10 @@ class CountingEvaluator(TaskEvaluator):
     def score(self, images: np.ndarray, *, reference: Dataset | None, index: np.ndarray | None,
               device: str = "cpu", batch_size: int = 256, progress: bool = False) -> dict[str, np.ndarray]:
         return classify(self.shape, images, device=device, batch_size=batch_size, progress=progress)
+
+    def diagnose(self, per_sample: dict[str, np.ndarray]) -> list[str]:
+        note = collapse_note(per_sample["objects"], per_sample["accuracy"])
+        return [note] if note else []
 
 
 POLYGONS = CountingEvaluator("polygons")

@@ -57,6 +57,11 @@ class TaskEvaluator(ABC):
     ) -> dict[str, np.ndarray]:
         """Per-sample columns: one per declared metric (bool for rates), plus any extras."""
 
+    def diagnose(self, per_sample: dict[str, np.ndarray]) -> list[str]:
+        """Warnings about the samples as a whole that the metrics do not show (each one line); none by
+        default. ``evaluate`` logs them; they change no metric."""
+        return []
+
 
 class Evaluation(NamedTuple):
     """What :func:`evaluate` returns: the result dict (see docs/results.md) and the result JSON
@@ -237,6 +242,8 @@ def evaluate(
     per_sample = evaluator.score(samples.images, reference=ref, index=index, device=device,
                                  batch_size=batch_size, progress=progress)
     metrics = aggregate(evaluator, per_sample)
+    for note in evaluator.diagnose(per_sample):
+        log.warning("%s: %s", path, note)
     raw_model = samples.attrs.get("model")
     attrs_model: dict[str, Any] = raw_model if isinstance(raw_model, dict) else {}
     model_ref = dict(attrs_model)

@@ -506,3 +506,42 @@ def test_evaluator_floor_shuffles_whole_patches() -> None:
         assert patches(a) == patches(b)
         assert not np.array_equal(a, b)
     assert floors["uniform pixel noise"].shape == images.shape
+
+
+def test_collapse_note_names_the_count_and_where_the_accuracy_is() -> None:
+    # 60 of 100 samples show one object, the accurate ones split 12 among them and 3 among the rest
+    objects = np.array([1] * 60 + [2, 3, 4, 5, 6, 7, 8, 9] * 5)
+    accuracy = np.array([True] * 12 + [False] * 48 + [True] * 3 + [False] * 37)
+    note = ev.collapse_note(objects, accuracy)
+    assert note is not None and note.startswith("60% of the samples show 1 object ")
+    assert "12 of the 15 accurate samples" in note
+    assert ev.collapse_note(np.array([3] * 50 + [4] * 50), np.zeros(100, bool)).startswith("50% of the samples show 3 objects")
+    # the data's spread, or one count in just under half the samples: nothing to say
+    assert ev.collapse_note(np.tile(ev.COUNTS, 20), np.ones(180, bool)) is None
+    assert ev.collapse_note(np.array([2] * 49 + [5] * 51), np.ones(100, bool)).startswith("51%")
+    assert ev.collapse_note(np.array([2] * 49 + [5] * 26 + [6] * 25), np.ones(100, bool)) is None
+    assert ev.object_count_shares(np.array([1, 1, 9, 4])).tolist() == [0.5, 0, 0, 0.25, 0, 0, 0, 0, 0.25]
+
+
+def test_evaluate_warns_when_the_samples_draw_one_object(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The paper's rule rewards a model that always draws one polygon, a "1" and its vertex count:
+    `evaluate` scores it as usual and says so in one warning; samples with the data's spread pass quietly."""
+    _needs_weights("polygons")
+    from srm_bench.evaluation import evaluate
+
+    gen, config, items = _items("polygons", 400)
+    one = np.flatnonzero(items["n_objects"] == 1)[:30]
+    rest = np.flatnonzero(items["n_objects"] > 1)[:10]
+    assert len(one) == 30
+    for name, idx, warned in (("one", np.concatenate([one, rest]), True), ("spread", np.arange(40), False)):
+        pick = {k: v[idx] for k, v in items.items()}
+        np.savez(tmp_path / f"{name}.npz", arr_0=gen.render(config, {}, pick))
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="srm_bench.evaluation"):
+            res = evaluate(tmp_path / f"{name}.npz", task="counting-polygons", split="test", out=None)
+        notes = [r.getMessage() for r in caplog.records if "of the samples show" in r.getMessage()]
+        assert res.result["metrics"]["accuracy"]["value"] >= 0.9  # rendered test items: the rule holds
+        if warned:
+            assert len(notes) == 1 and "show 1 object" in notes[0] and notes[0].startswith(str(tmp_path / "one.npz"))
+        else:
+            assert notes == []
