@@ -30,7 +30,7 @@ from srm_bench.errors import SrmBenchError
 from srm_bench.results import per_sample_path
 
 from .store import Entry, _files, _read_json, load_entries, merge_paper_duplicates, to_frame
-from .tables import (DAGGER, GROUPS, Cell, Table, _arrow, _column_groups, _headers, _label, build_table,
+from .tables import (DAGGER, DOUBLE_DAGGER, GROUPS, Cell, Table, _arrow, _column_groups, _headers, _label, build_table,
                      layouts_for)
 
 GENERATOR = "srm-bench leaderboard --site"
@@ -140,6 +140,8 @@ def _fmt_cell(cell: Cell | None) -> tuple[str, str]:
         text += ' <span class="ci">(no interval)</span>'
     if cell.flagged:
         text += f" {DAGGER}"
+    if cell.warned:
+        text += f" {DOUBLE_DAGGER}"
     return repr(float(cell.value)), text
 
 

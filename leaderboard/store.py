@@ -51,6 +51,7 @@ class Entry:
     path: str
     tables: list[str] = field(default_factory=list)
     references: list[str] = field(default_factory=list)
+    notes: str = ""  # the evaluator's warnings about the samples as a whole (see diagnosis)
 
 
 def paper_dir() -> Path:
@@ -175,8 +176,9 @@ def _declared_metrics(task: str) -> dict[str, tuple[str, bool]] | None:
     return {k: (v.kind, v.higher_is_better) for k, v in evaluator.metrics.items()}
 
 
-def check_entry(res: Result, name: str, path: Path, backing: Mapping[str, Mapping[str, float]]) -> None:
+def check_entry(res: Result, name: str, path: Path, backing: Mapping[str, Mapping[str, float]]) -> pd.DataFrame | None:
     """Everything a result must pass to be shown; SrmBenchError (one line) on the first failure.
+    Returns its checked per-sample table (None for paper rows and results without one).
 
     Args:
         res: a result that passed ``validate_result`` and ``_check_shape``.
@@ -201,8 +203,23 @@ def check_entry(res: Result, name: str, path: Path, backing: Mapping[str, Mappin
         if backed is None or not _same_figures(backed, _metric_values(res)):
             raise SrmBenchError(f"{name}: provenance {provenance!r} is only for results committed under leaderboard/results/ "
                                 "(or identical to one); use 'user'")
-    if provenance != "paper":
-        check_per_sample(res, name, path)
+    return check_per_sample(res, name, path) if provenance != "paper" else None
+
+
+def diagnosis(res: Mapping[str, Any], frame: pd.DataFrame | None) -> str:
+    """The task evaluator's warnings about a result's samples as a whole (``TaskEvaluator.diagnose``,
+    e.g. Counting samples that show one object count in half of them), read from its checked
+    per-sample table; "" where there are none or the table lacks the columns they need."""
+    if frame is None:
+        return ""
+    from srm_bench.evaluation import get_evaluator
+
+    columns = {c: (frame[c].map(RATE_VALUES) if frame[c].dtype == object and frame[c].isin(list(RATE_VALUES)).all()
+                   else frame[c]).to_numpy() for c in frame.columns}
+    try:
+        return " ".join(get_evaluator(str(res["task"])).diagnose(columns))
+    except (KeyError, ValueError, TypeError):
+        return ""  # a per-sample table without the columns the evaluator reads
 
 
 def _tsampling(training: Mapping[str, Any]) -> Any:
@@ -321,7 +338,7 @@ def load_entries(dirs: Iterable[str | Path], problems: list[str] | None = None) 
             try:
                 res = validate_result(item, name)
                 _check_shape(res, name)
-                check_entry(res, name, path, backing)
+                per_sample = check_entry(res, name, path, backing)
             except SrmBenchError as exc:
                 refuse(f"{exc}; skipped")
                 continue
@@ -342,13 +359,13 @@ def load_entries(dirs: Iterable[str | Path], problems: list[str] | None = None) 
             seen[key] = len(entries)
             paper = (res.get("config") or {}).get("paper") or {}
             entries.append(Entry(res, name, [paper["table"]] if paper.get("table") else [],
-                                 [res["model"].get("reference", "")] if paper else []))
+                                 [res["model"].get("reference", "")] if paper else [], diagnosis(res, per_sample)))
     return [e for e in entries if e is not None]
 
 
 RECORD_FIELDS = frozenset((
     "task", "split", *IDENTITY, *COMPARABILITY, "sampler_name", "gpu_hours", "train_images", "seed", "tables", "reference", "created",
-    "srm_bench_version", "path", "per_sample_file"))
+    "srm_bench_version", "path", "per_sample_file", "notes"))
 
 
 def _check_shape(res: Mapping[str, Any], where: str) -> None:
@@ -484,6 +501,7 @@ def _record(e: Entry) -> dict[str, Any]:
         "srm_bench_version": res.get("srm_bench_version", ""),
         "path": e.path,
         "per_sample_file": res.get("per_sample_file"),
+        "notes": e.notes,
     }
     for name, m in res["metrics"].items():
         ci = m.get("ci95")

@@ -132,6 +132,7 @@ class Cell:
     n: int | None
     bold: bool = False
     flagged: bool = False  # an accuracy of samples that did not keep the puzzle's given cells: never best
+    warned: bool = False  # an accuracy of samples the evaluator warned about as a whole (store.diagnosis): never best
     path: str | None = None  # the result this figure comes from (its file; ``#i`` for an item of a result set)
 
 
@@ -180,7 +181,7 @@ def _layout_records(frame: pd.DataFrame, layout: Layout) -> list[dict[str, Any]]
             hit &= sub[k] == v
         keep |= hit
     metrics = {c.metric for c in layout.columns}
-    wanted = ["task", "split", *IDENTITY, *COMPARABILITY, "reader", "tables", "created", "path", "givens_kept",
+    wanted = ["task", "split", *IDENTITY, *COMPARABILITY, "reader", "tables", "created", "path", "givens_kept", "notes",
               "train_images", "gpu_hours"]
     wanted += [f"{m}{suffix}" for m in sorted(metrics) for suffix in ("", "_lo", "_hi")]
     sub = sub.loc[keep, [c for c in dict.fromkeys(wanted) if c in sub.columns]]
@@ -275,7 +276,8 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
             for i, r in picked.items():
                 m = columns[i].metric
                 row_cells[i] = Cell(float(r[m]), r.get(f"{m}_lo"), r.get(f"{m}_hi"), r.get("n"),
-                                    flagged=m == "accuracy" and _givens_broken(r), path=r.get("path"))
+                                    flagged=m == "accuracy" and _givens_broken(r), path=r.get("path"),
+                                    warned=m in WARNED_METRICS and bool(r.get("notes")))
             knobs = tuple(_sortable(rec.get(f)) for f in IDENTITY if f not in _SAMPLER_FIELDS)
             own = bool(set(tables) & set(layout.paper_tables)) or not tables
             sort_key = (list(GROUPS).index(rec["provenance"]), 0 if own else _table_number(labels["ref"]),
@@ -308,6 +310,10 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
     if any(c and c.flagged for r in rows for c in r.cells):
         notes.append(f"{DAGGER}: the samples changed given cells of the puzzles (givens kept below 1.0), so this "
                      "accuracy does not mean the puzzles were solved; it is never marked best.")
+    if any(c and c.warned for r in rows for c in r.cells):
+        notes.append(f"{DOUBLE_DAGGER}: srm-bench evaluate warned about these samples as a whole (Counting: one object "
+                     "count in half of them or more, while the paper's rule is met by one polygon, a 1 and its vertex "
+                     "count), so this accuracy does not show counting across the range; it is never marked best.")
     if any(r.labels.get("run") and r.group != "paper" for r in rows):
         notes.append("Repeated results of one configuration are listed as separate runs, never pooled.")
     if any(r.labels.get("run") and r.group == "paper" for r in rows):
@@ -316,6 +322,8 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
 
 
 DAGGER = "†"
+DOUBLE_DAGGER = "‡"
+WARNED_METRICS = ("accuracy", "strict_accuracy")  # the figures a whole-set warning (store.diagnosis) puts in doubt
 
 
 def training_budget(rec: Mapping[str, Any]) -> str | None:
@@ -370,7 +378,7 @@ def _mark_best(rows: list[Row], columns: list[Column], frame: pd.DataFrame) -> N
         hib = _higher_is_better(frame, c.metric)
         for group in {r.group for r in rows}:
             cand = [x for r in rows if r.group == group and (x := r.cells[j]) is not None
-                    and not x.flagged and _model_rank({**r.labels, "provenance": r.group})[0] != 4]
+                    and not x.flagged and not x.warned and _model_rank({**r.labels, "provenance": r.group})[0] != 4]
             if len(cand) < 2:
                 continue
             best = max(x.value for x in cand) if hib else min(x.value for x in cand)
@@ -422,7 +430,8 @@ def _fmt(cell: Cell | None, bold: Callable[[str], str], pm: str) -> str:
     text = f"{cell.value:.3f}"
     if cell.lo is not None and cell.hi is not None:
         text += f" {pm} {(cell.hi - cell.lo) / 2:.3f}"
-    return (bold(text) if cell.bold else text) + (f" {DAGGER}" if cell.flagged else "")
+    return (bold(text) if cell.bold else text) + (f" {DAGGER}" if cell.flagged else "") + (
+        f" {DOUBLE_DAGGER}" if cell.warned else "")
 
 
 def _label(table: Table, row: Row, col: str) -> str:

@@ -319,3 +319,37 @@ def test_leaderboard_md_is_in_sync_with_the_results():
     expected = render(load_frame(dirs), "md", appendix=True)
     assert committed == expected, ("leaderboard/LEADERBOARD.md is stale; regenerate it with "
                                    "'srm-bench leaderboard --appendix -o leaderboard/LEADERBOARD.md'")
+
+
+def test_counting_rows_that_draw_one_object_are_marked_and_never_best(tmp_path):
+    """A Counting result whose samples show one object count in half of them or more gets the
+    evaluator's warning as a mark on its accuracies (never bold), read from its per-sample CSV."""
+    import hashlib
+
+    d = tmp_path / "res"
+    n = 500
+    spread = np.tile(np.arange(1, 10), 56)[:n]
+    cases = {"collapsed": (np.where(np.arange(n) < 400, 1, spread), 100, True),  # 80% one object, more accurate
+             "spread": (spread, 50, True), "no-objects-column": (spread, 75, False)}
+    for i, (name, (objects, correct, with_objects)) in enumerate(cases.items()):
+        acc, con = np.arange(n) < correct, np.arange(n) < 300
+        cols = {"sample": np.arange(n), "accuracy": acc, "consistency": con}
+        if with_objects:
+            cols["objects"] = objects
+        data = pd.DataFrame(cols).to_csv(index=False).encode()
+        (d / f"{name}.per_sample.csv").parent.mkdir(parents=True, exist_ok=True)
+        (d / f"{name}.per_sample.csv").write_bytes(data)
+        res = make_result("counting-polygons", "test", model=name, samples_sha=f"{i}" * 64,
+                          metrics={"accuracy": rate_metric(acc), "consistency": rate_metric(con)})
+        res["per_sample_file"], res["per_sample_sha256"] = f"{name}.per_sample.csv", hashlib.sha256(data).hexdigest()
+        write(d, f"{name}.json", res)
+    table = build_table(load_frame([d]), LAYOUTS["table3"])
+    rows = {r.labels["model"]: r for r in ours(table)}
+    col = [c.metric for c in table.columns].index("accuracy")
+    assert rows["collapsed"].cells[col].warned and not rows["collapsed"].cells[col].bold
+    assert not rows["spread"].cells[col].warned and not rows["no-objects-column"].cells[col].warned
+    assert rows["no-objects-column"].cells[col].bold  # 0.150: the best of the two unmarked rows
+    con = [c.metric for c in table.columns].index("consistency")
+    assert not rows["collapsed"].cells[con].warned  # consistency is not what the rule's blind spot inflates
+    md = render(load_frame([d]), "md", task="counting-polygons")
+    assert "0.200 ± 0.035 ‡" in md and "‡: srm-bench evaluate warned" in md
