@@ -521,6 +521,7 @@ def test_collapse_note_names_the_count_and_where_the_accuracy_is() -> None:
     assert ev.collapse_note(np.array([2] * 49 + [5] * 51), np.ones(100, bool)).startswith("51%")
     assert ev.collapse_note(np.array([2] * 49 + [5] * 26 + [6] * 25), np.ones(100, bool)) is None
     assert ev.object_count_shares(np.array([1, 1, 9, 4])).tolist() == [0.5, 0, 0, 0.25, 0, 0, 0, 0, 0.25]
+    assert ev.COUNTS.tolist() == list(range(cg.N_RANGE[0], cg.N_RANGE[1] + 1))  # the head reads what the data holds
 
 
 def test_evaluate_warns_when_the_samples_draw_one_object(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
