@@ -477,7 +477,7 @@ def render_markdown(tables: list[Table], frame: pd.DataFrame) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-_TEX = {"\\": r"\textbackslash{}", "^": r"\textasciicircum{}", DAGGER: r"$^\dagger$",
+_TEX = {"\\": r"\textbackslash{}", "^": r"\textasciicircum{}", DAGGER: r"$^\dagger$", DOUBLE_DAGGER: r"$^\ddagger$",
         "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$", "{": r"\{", "}": r"\}", "η": r"$\eta$",
         "±": r"$\pm$", "–": "--", "↑": r"$\uparrow$", "↓": r"$\downarrow$", "~": r"\textasciitilde{}"}
 

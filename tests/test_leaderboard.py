@@ -353,3 +353,4 @@ def test_counting_rows_that_draw_one_object_are_marked_and_never_best(tmp_path):
     assert not rows["collapsed"].cells[con].warned  # consistency is not what the rule's blind spot inflates
     md = render(load_frame([d]), "md", task="counting-polygons")
     assert "0.200 ± 0.035 ‡" in md and "‡: srm-bench evaluate warned" in md
+    assert r"0.200 $\pm$ 0.035 $^\ddagger$" in render(load_frame([d]), "latex", task="counting-polygons")
