@@ -60,6 +60,10 @@ def _progress(ctx: click.Context) -> bool:
               help="Fraction of training rows drawn as states of the one-patch-at-a-time sampler (clean, one "
                    "patch mid-ramp, pure noise) instead of Uniform t-bar; our deviation, see "
                    "docs/sudoku-baselines.md [0: the paper's recipe].")
+@click.option("--parallel-mix", type=float, default=None,
+              help="Fraction of training rows drawn as the state of parallel sampling (one level for every "
+                   "patch, no clean patch) instead of Uniform t-bar; our deviation, see docs/baselines.md, "
+                   "'Counting: lease t' [0: the paper's recipe].")
 @click.option("--zero-patch-prob", type=float, default=None,
               help="Fraction of training rows given clean patches (a ~U(0, 1) fraction of them, weight 0) "
                    "[preset: 1 for Even Pixels and Counting, the authors' code; 0 for Sudoku]. Below 1 the "
@@ -80,7 +84,7 @@ def _progress(ctx: click.Context) -> bool:
 @click.pass_context
 def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path | None, out: Path, steps: int | None,
           batch_size: int | None, lr: float | None, warmup_steps: int | None, cooldown_steps: int | None,
-          sharpness: float | None, sequential_mix: float | None, zero_patch_prob: float | None,
+          sharpness: float | None, sequential_mix: float | None, parallel_mix: float | None, zero_patch_prob: float | None,
           tsampling: str | None, noise_path: str | None, target: str | None, ema_decay: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
           train_items: int | None, compile_: bool | None, bf16: bool | None, resume: bool, max_minutes: float | None,
           device: str | None, init: Path | None, eval_every: int, eval_count: int, eval_splits: str | None,
@@ -99,7 +103,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
                          cooldown_steps=cooldown_steps, ema_decay=ema_decay, seed=seed, ckpt_every=ckpt_every,
                          log_every=log_every, train_items=train_items, compile=compile_, bf16=bf16, noise_path=noise_path, target=target)
     for name, value in (("sharpness", sharpness), ("kind", tsampling), ("sequential_mix", sequential_mix),
-                        ("zero_patch_prob", zero_patch_prob)):
+                        ("parallel_mix", parallel_mix), ("zero_patch_prob", zero_patch_prob)):
         if value is None:
             continue
         if baseline != "srm":

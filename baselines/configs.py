@@ -157,6 +157,11 @@ class TSamplingConfig:
     # state of the one-patch-at-a-time sampler instead (a random number of the open patches clean,
     # one at t ~ U(0, 1), the rest pure noise); 0 is the paper's recipe.
     sequential_mix: float = 0.0
+    # Our deviation (docs/baselines.md, "Counting: lease t"): the fraction of rows drawn as the state
+    # of parallel sampling instead: one level t ~ U(0, 1) for every patch and no clean patch (the
+    # zero-patch rule skips them), so the SRM also learns to denoise without clean context; 0 is
+    # the paper's recipe.
+    parallel_mix: float = 0.0
 
     def validate(self) -> None:
         if self.kind not in KINDS:
@@ -169,6 +174,12 @@ class TSamplingConfig:
             raise SrmBenchError(f"sequential_mix must lie in [0, 1] (got {self.sequential_mix})")
         if self.sequential_mix > 0 and self.kind == "shared":
             raise SrmBenchError("sequential_mix applies to per-patch levels, not to the shared level of the DDPM")
+        if not 0 <= self.parallel_mix <= 1:
+            raise SrmBenchError(f"parallel_mix must lie in [0, 1] (got {self.parallel_mix})")
+        if self.parallel_mix > 0 and self.kind == "shared":
+            raise SrmBenchError("parallel_mix applies to per-patch levels; the DDPM's rows are all of that kind already")
+        if self.parallel_mix > 0 and self.sequential_mix > 0:
+            raise SrmBenchError("use parallel_mix or sequential_mix, not both (each replaces a share of the rows)")
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -337,6 +337,7 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
                      # schedule_steps; a checkpoint before that was cut partway through it)
                      "schedule_steps": cfg.steps, "cooldown_steps": cfg.cooldown_steps, "ema_decay": cfg.ema_decay,
                      **({"sequential_mix": cfg.tsampling["sequential_mix"]} if cfg.tsampling.get("sequential_mix") else {}),
+                     **({"parallel_mix": cfg.tsampling["parallel_mix"]} if cfg.tsampling.get("parallel_mix") else {}),
                      **_zero_patch_record(cfg),
                      "gpu_hours": round(float(rec["gpu_hours"]) if "gpu_hours" in rec else
                                         float(state.get("wall_s", 0.0)) * int(state.get("world_size", 1)) / 3600, 4),

@@ -18,6 +18,12 @@ patches, the first k are clean (t = 0, weight 0), the next one is at t ~ U(0, 1)
 are pure noise (t = 1), with k uniform over 0 .. open - 1 and weight 1 on the noisy patches. At
 sharpness 1 Uniform t-bar almost never draws such rows (its levels stay close to t-bar), yet
 they are the only states the predicted-order sampler without overlap visits.
+
+``parallel_mix`` (our deviation, 0 in the paper's recipe) replaces that fraction of the rows by
+the state of parallel sampling: one level t ~ U(0, 1) for every open patch, weight 1 (as the
+DDPM's shared level), and no clean patch (the zero-patch rule skips these rows). With the
+authors' zero-patch rule almost every training row has clean patches, while parallel sampling
+and the start of every sequential sampler have none.
 """
 from __future__ import annotations
 
@@ -140,8 +146,13 @@ class NoiseLevelSampler:
             ts = np.where(rank < k, 0.0, np.where(rank == k, rng.random(t.shape), 1.0))
             t = np.where(rows[:, None], ts, t)
             w = np.where(rows[:, None], (rank >= k).astype(np.float64), w)
+        parallel = np.zeros(batch, dtype=bool)
+        if cfg.parallel_mix > 0:
+            parallel = rng.random(batch) < cfg.parallel_mix
+            t = np.where(parallel[:, None], rng.random((batch, 1)), t)
+            w = np.where(parallel[:, None], 1.0, w)  # a uniform level needs no density correction
         if cfg.zero_patch_prob > 0:
-            hit = rng.random(batch) < cfg.zero_patch_prob
+            hit = (rng.random(batch) < cfg.zero_patch_prob) & ~parallel
             frac = rng.random(batch) * cfg.zero_patch_max_frac
             ranks = rng.permuted(np.tile(np.arange(self.num_patches), (batch, 1)), axis=1)
             zero = hit[:, None] & (ranks < np.floor(frac * self.num_patches)[:, None])
@@ -250,9 +261,14 @@ class DeviceLevelSampler:
             ts = torch.where(rank < k, 0.0, torch.where(rank == k, torch.rand(t.shape, device=dev), 1.0))
             t = torch.where(rows, ts, t)
             w = torch.where(rows, (rank >= k).to(w.dtype), w)
+        parallel = torch.zeros(batch, dtype=torch.bool, device=self.device)
+        if cfg.parallel_mix > 0:
+            parallel = torch.rand(batch, device=self.device) < cfg.parallel_mix
+            t = torch.where(parallel[:, None], torch.rand(batch, 1, device=self.device), t)
+            w = w.masked_fill(parallel[:, None], 1.0)  # a uniform level needs no density correction
         if cfg.zero_patch_prob > 0:
             dev, p = self.device, self.num_patches
-            hit = torch.rand(batch, device=dev) < cfg.zero_patch_prob
+            hit = (torch.rand(batch, device=dev) < cfg.zero_patch_prob) & ~parallel
             frac = torch.rand(batch, device=dev) * cfg.zero_patch_max_frac
             ranks = torch.rand(batch, p, device=dev).argsort(1).argsort(1)
             zero = hit[:, None] & (ranks < torch.floor(frac * p)[:, None])

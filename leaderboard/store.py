@@ -224,14 +224,15 @@ def diagnosis(res: Mapping[str, Any], frame: pd.DataFrame | None) -> str:
 
 def _tsampling(training: Mapping[str, Any]) -> Any:
     """The training levels' rule, naming our deviations from the paper where a run had them: a
-    share of sampler-shaped rows (``--sequential-mix``) and a changed zero-patch rule
+    share of sampler-shaped rows (``--sequential-mix``, ``--parallel-mix``) and a changed zero-patch rule
     (``--zero-patch-prob``). Such a model is not the paper's Uniform t-bar."""
     rule = _scalar(training.get("tsampling"))
     if not isinstance(rule, str):
         return rule
-    mix = training.get("sequential_mix")
-    if isinstance(mix, (int, float)) and not isinstance(mix, bool) and mix > 0:
-        rule = f"{rule} + {mix:g} sequential"
+    for kind in ("sequential", "parallel"):
+        mix = training.get(f"{kind}_mix")
+        if isinstance(mix, (int, float)) and not isinstance(mix, bool) and mix > 0:
+            rule = f"{rule} + {mix:g} {kind}"
     zero = training.get("zero_patch_prob")
     if isinstance(zero, (int, float)) and not isinstance(zero, bool):
         rule = f"{rule}, zero patches in {zero:g} of rows"

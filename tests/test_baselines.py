@@ -92,11 +92,47 @@ def test_sequential_mix_draws_states_of_the_one_patch_at_a_time_sampler(side: st
     assert 0.45 < seq_rows < 0.55
 
 
+@pytest.mark.parametrize("side", ["numpy", "torch"])
+def test_parallel_mix_draws_the_state_of_parallel_sampling(side: str) -> None:
+    """One level for every open patch, weight 1, and no clean patch even under the zero-patch rule."""
+    import torch
+
+    from srm_bench.baselines.tsampling import DeviceLevelSampler
+
+    def draw(cfg: TSamplingConfig, n: int, known: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if side == "numpy":
+            return NoiseLevelSampler(cfg, 81, estimate_draws=20_000).sample(n, np.random.default_rng(7), known)
+        torch.manual_seed(7)
+        tt, wt = DeviceLevelSampler(cfg, 81, "cpu", estimate_draws=20_000).sample(n, torch.from_numpy(known))
+        return tt.numpy(), wt.numpy()
+
+    known = np.random.default_rng(8).random((3000, 81)) < 0.3
+    t, w = draw(TSamplingConfig(parallel_mix=1.0, zero_patch_prob=1.0), 3000, known)
+    assert np.all(t[known] == 0) and np.all(w[known] == 0)
+    open_t = np.where(known, np.nan, t)
+    assert np.all(np.nanmax(open_t, 1) == np.nanmin(open_t, 1))  # one level per row
+    assert np.all(t[~known] > 0) and np.all(w[~known] == 1)  # no clean patch, no density weight
+    level = np.nanmax(open_t, 1)
+    assert abs(level.mean() - 0.5) < 0.03 and level.min() < 0.01 and level.max() > 0.99  # t ~ U(0, 1)
+    # half the rows: the other half keep Uniform t-bar and the zero-patch rule (clean patches in most rows)
+    none = np.zeros((4000, 81), dtype=bool)
+    t, w = draw(TSamplingConfig(parallel_mix=0.5, zero_patch_prob=1.0), 4000, none)
+    shared = t.max(1) == t.min(1)
+    assert 0.46 < shared.mean() < 0.54
+    assert np.all(t[shared] > 0) and (t[~shared] == 0).any(1).mean() > 0.9
+
+
 def test_sequential_mix_is_checked() -> None:
     with pytest.raises(SrmBenchError, match="sequential_mix must lie in"):
         TSamplingConfig(sequential_mix=1.5).validate()
     with pytest.raises(SrmBenchError, match="not to the shared level"):
         TSamplingConfig(kind="shared", sequential_mix=0.2).validate()
+    with pytest.raises(SrmBenchError, match="parallel_mix must lie in"):
+        TSamplingConfig(parallel_mix=-0.1).validate()
+    with pytest.raises(SrmBenchError, match="not both"):
+        TSamplingConfig(parallel_mix=0.2, sequential_mix=0.2).validate()
+    with pytest.raises(SrmBenchError, match="parallel_mix applies to per-patch levels"):
+        TSamplingConfig(kind="shared", parallel_mix=0.2).validate()
 
 
 def test_givens_and_zero_patches_get_level_zero_and_weight_zero() -> None:

@@ -81,6 +81,9 @@ def test_train_cli_refuses_sharpness_for_ddpm(tmp_path, capsys) -> None:
         (["srm", "sudoku", "--sequential-mix", "1.3"], "sequential_mix must lie in [0, 1]"),
         (["ddpm", "counting-stars", "--zero-patch-prob", "0.5"], "--zero-patch-prob applies to the SRM"),
         (["srm", "even-pixels", "--zero-patch-prob", "-0.1"], "zero_patch_prob and zero_patch_max_frac must lie in [0, 1]"),
+        (["ddpm", "counting-polygons", "--parallel-mix", "0.5"], "--parallel-mix applies to the SRM"),
+        (["srm", "counting-polygons", "--parallel-mix", "2"], "parallel_mix must lie in [0, 1]"),
+        (["srm", "sudoku", "--parallel-mix", "0.2", "--sequential-mix", "0.2"], "not both"),
     ]
     for (baseline, task, *extra), message in cases:
         code, err = run_cli(["train", "--baseline", baseline, "--task", task, *extra, "-o", str(tmp_path / "r")], capsys)
@@ -159,4 +162,10 @@ def test_sequential_mix_trains_continues_and_is_named_in_the_samples(tmp_path, c
     assert code == 0
     training = read_samples(out, lambda attrs: get_task(attrs["task"])).attrs["model"]["training"]
     assert training["sequential_mix"] == 1.0 and training["cooldown_steps"] == 2 and training["schedule_steps"] == 4
-    assert training["steps"] == 4
+    assert training["steps"] == 4 and "parallel_mix" not in training
+    # --parallel-mix (one shared level, no clean patch, in a share of the rows) is recorded the same way
+    code, _ = run_cli(["-q", "train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o", str(tmp_path / "pm"),
+                       "--init", str(run / "weights.safetensors"), "--steps", "3", "--batch-size", "2",
+                       "--parallel-mix", "0.5", "--device", "cpu"], capsys)
+    assert code == 0
+    assert load_checkpoint(tmp_path / "pm" / "last.pt")["config"]["tsampling"]["parallel_mix"] == 0.5

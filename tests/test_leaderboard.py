@@ -194,6 +194,7 @@ def test_t_sampling_layout_takes_our_ablation(tmp_path):
 
 @pytest.mark.parametrize("changed, name, plain", [
     ({"sequential_mix": 0.5}, "uniform_tbar + 0.5 sequential", {"sequential_mix": 0.0}),
+    ({"parallel_mix": 0.25}, "uniform_tbar + 0.25 parallel", {"parallel_mix": 0.0}),
     ({"zero_patch_prob": 0.5}, "uniform_tbar, zero patches in 0.5 of rows", {}),
 ])
 def test_a_model_trained_with_our_deviation_is_named_and_not_the_uniform_tbar_column(tmp_path, changed, name, plain):

@@ -37,9 +37,11 @@
 # each call: END = budget_left_s - 60, at most 560.
 # Lease u (next): `u` puts o-rcbs on all four GPUs (39,600 steps left; two GPUs ran it at 30.9k images/s, so ~22
 # minutes there; four are not measured for this network), scores it on all four once it ends, then continues
-# o-epw on all four. Before call 1: `bash benchmarks/device/campaign.sh restore o-rcbs o-epw` and the shipped
-# weights out of the tree (carry limit); every call `export T0=$(date +%s); END=<budget_left_s - 60, at most 560>
-# bash benchmarks/device/lease-2026-11-27t.sh u` with carry [".whl", "runs"]; weights back as for go.
+# o-epw on GPUs 0-1 and runs the parallel-mix race (prace: o-s2c and o-s2p from o-s2) on GPUs 2 and 3. Before
+# call 1: `bash benchmarks/device/campaign.sh restore o-rcbs o-epw o-s2` and the shipped weights out of the tree
+# (carry limit); every call `export T0=$(date +%s); END=<budget_left_s - 60, at most 560> bash
+# benchmarks/device/lease-2026-11-27t.sh u` with carry [".whl", "runs"] (RCBS=0 once o-rcbs is scored, and
+# runs/o-rcbs.safetensors then left out); weights back as for go, with s2c and s2p added to its loop.
 # REPRO=1 (default: COUNT) runs the reproduce job and the raster rows even with COUNT=0 (call 1 of lease t
 # spent its whole slot B on the Counting jobs; call 2 was `REPRO=1 COUNT=0 FRESH=1`: o-epw had not started).
 # FRESH=1 lets a run without weights to continue start from scratch (call 1 only: a later call without
@@ -103,12 +105,33 @@ epw() {  # GPUS PORT: the Even Pixels SRM unet-s-g16-gc-w towards EW_STOP under 
     python $P $W/o-epw/weights.safetensors -n 1024 --noisy 1 4 16 24 --device cuda
   return 0
 }
+PM_STOP=${PM_STOP:-24000}; PM_COOL=${PM_COOL:-4000}
+prace() {  # GPU RUN: the parallel-mix race on Counting Polygons, both from o-s2's 4.1M-image weights (step 16,000)
+  # with o-s2's recipe to PM_STOP (2.0M more images, the last PM_COOL steps decayed): o-s2c on the authors' rule
+  # (the control), o-s2p with `--parallel-mix 0.5` (half the rows one shared level and no clean patch, parallel
+  # sampling's state; our deviation). Judged by the clean-context probe (benchmarks/probe_clean_context.py, CPU)
+  # and the object counts of their samples (benchmarks/check_counting_objects.py).
+  local args=() init
+  [ $2 = s2p ] && args=(--parallel-mix 0.5)
+  reached $2 $PM_STOP && return 0
+  [ $(left) -ge 150 ] || return 0
+  init=$(init_of $2); [ -n "$init" ] || [ -e $W/o-$2/last.pt ] || init=$(init_of s2)
+  [ -n "$init" ] || [ -e $W/o-$2/last.pt ] || { echo "o-$2: neither its weights nor runs/o-s2.safetensors"; return 1; }
+  TASK=counting-polygons GPUS=$1 RUN=o-$2 COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=srm \
+    bash benchmarks/device/train.sh small-s2 $(mins 20) "$init" --seed 0 --batch-size 256 --lr 4e-4 \
+    --steps $PM_STOP --cooldown-steps $PM_COOL "${args[@]}"
+}
 case $1 in
-u)  # lease u: the Sudoku SRM on all four GPUs (batch 1024 = 256 a GPU) to its end, scored on all four, then
-    # the Even Pixels race on all four with what is left (batch 2048 = 512 a GPU)
+u)  # lease u: the Sudoku SRM on all four GPUs (batch 1024 = 256 a GPU) to its end, scored on all four; then, with
+    # what is left, the Even Pixels race on GPUs 0-1 and the parallel-mix race on GPUs 2 and 3. RCBS=0 skips the
+    # Sudoku run (once it is scored: its weights then need not be carried)
   [ $NGPU -ge 4 ] || { echo "lease-t u: needs four GPUs" >&2; exit 2; }
-  rcbs 0,1,2,3 29500 > $L/rcbs 2>&1; once rcbs score_rcbs 0 1 2 3 > $L/score 2>&1
-  reached rcbs $SU_STOP && epw 0,1,2,3 29501 > $L/epw 2>&1
+  if [ "${RCBS:-1}" = 1 ]; then
+    rcbs 0,1,2,3 29500 > $L/rcbs 2>&1; once rcbs score_rcbs 0 1 2 3 > $L/score 2>&1
+  fi
+  if [ "${RCBS:-1}" = 0 ] || [ -e $R/.done-rcbs ]; then
+    epw 0,1 29501 > $L/epw 2>&1 & prace 2 s2c > $L/s2c 2>&1 & prace 3 s2p > $L/s2p 2>&1 & wait
+  fi
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
 go)
