@@ -6,7 +6,8 @@ Usage:
 The benchmark images have N = 1-9 objects, N uniform (``generators/counting.py``), so a model that
 covers the task draws each N about a ninth of the time. The paper's accuracy does not look at that:
 a model that always draws one polygon, a "1" and the polygon's vertex count is right every time.
-For each result (its per-sample file, plain or gzip, is read beside it) this prints the share of
+For each result (its per-sample file, plain or gzip, is read beside it and checked as the
+leaderboard checks it) this prints the share of
 images per object count read by the evaluator's ``objects`` head, the total-variation distance of
 that distribution from uniform on 1-9 (0: the data's spread; 8/9: one count only), the accuracy
 (paper rule) per object count, the share of the correct images that have one object, and the
@@ -17,14 +18,14 @@ objects can gain consistency without drawing better).
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 from pathlib import Path
 
 import numpy as np
 
 from srm_bench.evaluators.counting import COUNTS, object_count_shares
-from srm_bench.results import load_result, per_sample_path, read_per_sample_bytes
+from srm_bench.errors import SrmBenchError
+from srm_bench.leaderboard.store import check_per_sample
+from srm_bench.results import load_result
 
 
 def main() -> None:
@@ -34,14 +35,12 @@ def main() -> None:
     for path in args.results:
         result = load_result(path)
         if not str(result["task"]).startswith("counting-"):
-            raise SystemExit(f"{path}: a {result['task']} result, not a Counting one")
-        csv_path = per_sample_path(path.parent, str(result["per_sample_file"]))
-        if csv_path is None:
-            raise SystemExit(f"{path}: its per-sample file {result['per_sample_file']} (or .gz) is missing")
-        rows = list(csv.DictReader(io.StringIO(read_per_sample_bytes(csv_path).decode())))
-        objects = np.array([int(r["objects"]) for r in rows])
-        correct = np.array([r["accuracy"] == "True" for r in rows])
-        consistent = np.array([r["consistency"] == "True" for r in rows])
+            raise SystemExit(f"{path}: a result of {result['task']}, not of a Counting task")
+        rows = check_per_sample(result, str(path), path)  # the per-sample CSV, its hash and figures checked
+        if rows is None:
+            raise SystemExit(f"{path}: the result was written without a per-sample file")
+        objects = rows["objects"].to_numpy()
+        correct, consistent = rows["accuracy"].to_numpy(bool), rows["consistency"].to_numpy(bool)
         share = object_count_shares(objects)
         tv = 0.5 * np.abs(share - 1 / len(COUNTS)).sum()
         per = ["-" if not (objects == n).any() else f"{correct[objects == n].mean():.2f}" for n in COUNTS]
@@ -63,4 +62,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except SrmBenchError as exc:
+        raise SystemExit(str(exc)) from None
