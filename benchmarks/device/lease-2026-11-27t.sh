@@ -35,13 +35,19 @@
 # started o-epw (2,700); call 3 `REPRO=0 COUNT=0 END=505 ... go` was cut off at 454 s with nothing returned: the
 # device budget had shrunk by the warm host's idle minutes between calls. So set END from `status` right before
 # each call: END = budget_left_s - 60, at most 560.
-# Lease u (next): `u` puts o-rcbs on all four GPUs (39,600 steps left; two GPUs ran it at 30.9k images/s, so ~22
+# Lease u: `u` puts o-rcbs on all four GPUs (39,600 steps left; two GPUs ran it at 30.9k images/s, so ~22
 # minutes there; four are not measured for this network), scores it on all four once it ends, then continues
 # o-epw on GPUs 0-1 and runs the parallel-mix race (prace: o-s2c and o-s2p from o-s2) on GPUs 2 and 3. Before
 # call 1: `bash benchmarks/device/campaign.sh restore o-rcbs o-epw o-s2` and the shipped weights out of the tree
 # (carry limit); every call `export T0=$(date +%s); END=<budget_left_s - 60, at most 560> bash
 # benchmarks/device/lease-2026-11-27t.sh u` with carry [".whl", "runs"] (RCBS=0 once o-rcbs is scored, and
 # runs/o-rcbs.safetensors then left out); weights back as for go, with s2c and s2p added to its loop.
+# What lease u did (nineteenth session; 4x H200, 29 device-minutes): call 1 `END=560 ... u` (fresh host, 590 s) took
+# o-rcbs from 28,700 to 41,400 on four GPUs at 28.6k images/s, no faster than two; it diverged at step 40,300 (loss
+# 0.125 -> 1.32) and was not scored (docs/sudoku-baselines.md, "Fifteenth lease"). Calls 2 and 3 `RCBS=0 END=560`
+# (fresh host, 599 s) and `RCBS=0 END=410` (warm, 385 s) took o-epw to 11,100 (22.7M images; it lost its race) and
+# both prace runs to step 24,000. The host is given back 30 s after a call ends (`status`: idle_release_s), so a
+# call that follows more slowly starts a fresh one.
 # REPRO=1 (default: COUNT) runs the reproduce job and the raster rows even with COUNT=0 (call 1 of lease t
 # spent its whole slot B on the Counting jobs; call 2 was `REPRO=1 COUNT=0 FRESH=1`: o-epw had not started).
 # FRESH=1 lets a run without weights to continue start from scratch (call 1 only: a later call without

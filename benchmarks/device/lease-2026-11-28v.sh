@@ -1,0 +1,80 @@
+# Lease v (planned in the nineteenth session; not run yet): issue 12's capacity question on Even Pixels. The
+# shipped SRM `unet-s-g16-gc` (3.3M parameters) and its DDPM both stand at a third to a half of the paper's
+# Table 2 after 61.4M images, and more images moved the count probe but hardly the samples (0.188 at 33.8M,
+# 0.190 at 61.4M), while a wider network within the 8 MB limit lost its race (docs/even-pixels-baselines.md,
+# eleventh lease). So: the paper's own UNet (preset `paper`, 19.7M parameters, 39 MB: a reference that cannot
+# ship) as an SRM, from scratch, with g16-gc's recipe (batch 2048, lr 8e-4, EMA 0.999, the authors' zero-patch
+# rule, data drawn on the GPU, to step 30,000 = 61.4M images with the last 5,800 steps in a linear decay), under
+# DDP on every GPU of the host. The count probe after every call, against g16-gc's curve at equal images
+# (docs/runs/lease-2026-11-27{o,q,r}/o-srm/probe.txt), says whether capacity moves the count; once the run
+# reaches its end, Table 2's SRM rows and the reference protocol are scored on all GPUs (500 samples, 1000 NFE,
+# eta 1), then the overlap sweep. The DDPM of the same network follows only if the SRM shows a lead.
+# First, in call 1 on all four GPUs (~1.5 minutes): the Counting parallel-mix race of lease u scored on 500 test
+# images (1000 NFE, eta 1; parallel and predicted order), `o-s2p` (`--parallel-mix 0.5`) and its control `o-s2c`
+# (the authors' rule), both at step 24,000: does the SRM's parallel row reach its DDPM's once the clean-context
+# gap is closed (the probe: it is), and do the predicted-order samples still draw one object (docs/baselines.md)?
+#
+#   mkdir -p /work/aside && mv baselines/weights/*.safetensors /work/aside/    # the carry limit; back after
+#   bash benchmarks/device/campaign.sh restore o-s2p o-s2c   # if runs/ lacks them; then runs/ holds only these two
+#   export T0=$(date +%s); FRESH=1 END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28v.sh go
+#       # call 1 on a fresh 4-GPU host, carry [".whl", "runs"]
+#   export T0=$(date +%s); END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28v.sh go
+#       # later calls, carry [".whl", "runs"] with runs/ holding only o-epp.safetensors (39 MB; the tree without the
+#       # shipped weights is ~27 MB, so nothing else fits the 64 MiB carry)
+#   D=<files_at>; cat $D/weights-o-epp.part-* > runs/o-epp.safetensors     # after every call
+#   bash benchmarks/device/campaign.sh save runs/o-epp.safetensors          # after the lease (39 MB in the history)
+# Set END from `status` right before each call: a warm host's idle time counts against the device budget, and
+# the host is given back 30 s after a call ends (`idle_release_s`), so a slower next call starts a fresh one.
+# FRESH=1 lets the run start from scratch (call 1 only). Nothing starts with fewer than 150 s left.
+source benchmarks/device/setup.sh
+source benchmarks/device/lease.sh
+E=benchmarks/device/eval.sh; R=/tmp/results; W=/tmp/runs
+L=/tmp/lease-v; rm -rf $L; mkdir -p $L  # this call's printed logs
+EP_STOP=${EP_STOP:-30000}; EP_COOL=${EP_COOL:-5800}
+P=benchmarks/probe_even_pixels_count.py
+epp() {  # GPUS PORT: the Even Pixels SRM `paper` towards EP_STOP under DDP over GPUS (a comma list)
+  local n=$(( $(tr -cd , <<< "$1" | wc -c) + 1 ))
+  reached epp $EP_STOP && return 0
+  [ $(left) -ge 150 ] || return 0
+  fresh epp || return 1
+  TASK=even-pixels GPUS=$1 NPROC=$n PORT=$2 BASELINE=srm RUN=o-epp COMPILE=1 EVAL_EVERY=0 \
+    bash benchmarks/device/train.sh paper $(mins 75) "$(init_of epp)" \
+    --seed 0 --ema-decay 0.999 --steps $EP_STOP --cooldown-steps $EP_COOL
+  [ -e $W/o-epp/weights.safetensors ] && CUDA_VISIBLE_DEVICES=${1%%,*} timeout $(left) \
+    python $P $W/o-epp/weights.safetensors -n 1024 --noisy 1 4 16 24 --device cuda
+  return 0
+}
+# Table 2's SRM rows and the reference protocol first (`ref`: predicted order + overlap 0.95 at 100 NFE, eta 0),
+# then Figure 6's overlap sweep
+EP_JOBS=(:predicted@0.95 :random@0.95 :parallel ref :predicted@0.99 :predicted :predicted@0.25 :predicted@0.5
+  :predicted@0.75 :predicted@0.9 :random :random@0.25 :random@0.5 :random@0.75 :random@0.9 :random@0.99)
+epp_job() {  # J GPU: EP_JOBS[J] of the SRM on GPU
+  if [ ${EP_JOBS[$1]} = ref ]; then
+    GPU=$2 NFE=100 ETA=0 RAMP=reference timeout $(left) bash $E $(latest epp) $R/ep-paper :predicted@0.95
+  else
+    GPU=$2 timeout $(left) bash $E $(latest epp) $R/ep-paper ${EP_JOBS[$1]}
+  fi
+}
+score_epp() {  # GPU...: the jobs dealt over the GPUs, once the run reached its end
+  reached epp $EP_STOP || { echo "o-epp at step $(wstep $(latest epp)) of $EP_STOP: not scored"; return 1; }
+  deal epp_job ${#EP_JOBS[@]} "$@"
+}
+# The parallel-mix race's rows (a job: run, leaderboard name, eval.sh job)
+PM_JOBS=("o-s2p srm-unet-small-s2-pm0.5 :parallel" "o-s2p srm-unet-small-s2-pm0.5 :predicted"
+  "o-s2c srm-unet-small-s2-6.1M :parallel" "o-s2c srm-unet-small-s2-6.1M :predicted")
+pm_job() {  # J GPU: PM_JOBS[J] on GPU
+  local g=$2; set -- ${PM_JOBS[$1]}
+  [ -e runs/$1.safetensors ] || { echo "runs/$1.safetensors missing: $3 not scored"; return 1; }
+  NAME=$2 GPU=$g timeout $(left) bash $E runs/$1.safetensors $R/count-polygons $3
+}
+case $1 in
+go)
+  g=($(seq 0 $((NGPU - 1))))
+  [ -e runs/o-s2p.safetensors ] && once pm deal pm_job ${#PM_JOBS[@]} ${g[*]} > $L/pm 2>&1
+  epp $(tr ' ' , <<< "${g[*]}") 29500 > $L/epp 2>&1
+  once epp score_epp ${g[*]} > $L/score 2>&1
+  grep -h -v -i warn $L/* 2>/dev/null
+  ;;
+*) echo "usage: $0 go" >&2; exit 2;;
+esac
+bash benchmarks/device/collect.sh
