@@ -34,6 +34,18 @@ def test_committed_per_sample_files_are_compressed() -> None:
                        "run python -m leaderboard.compress leaderboard/results")
 
 
+def test_every_device_script_parses() -> None:
+    """The lease scripts run only on the GPU machine, where a syntax error costs a device call: `bash -n` them here."""
+    scripts = sorted((REPO / "benchmarks" / "device").glob("*.sh"))
+    assert scripts, "no scripts under benchmarks/device"
+    bad = {}
+    for script in scripts:
+        done = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+        if done.returncode:
+            bad[script.name] = done.stderr.strip().splitlines()[-1]
+    assert not bad, f"bash -n fails: {bad}"
+
+
 GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@t"}
 
