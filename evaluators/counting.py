@@ -147,18 +147,21 @@ def object_count_shares(objects: np.ndarray) -> np.ndarray:
 
 
 def collapse_note(objects: np.ndarray, accuracy: np.ndarray) -> str | None:
-    """One line when one object count fills at least COLLAPSE_SHARE of the samples (a model that
-    always draws one polygon, a "1" and the polygon's vertex count meets the paper's rule every
-    time), saying how much of the accuracy those images carry; else None."""
+    """One line when the evaluator reads one object count in at least COLLAPSE_SHARE of the samples
+    (a model that always draws one polygon, a "1" and the polygon's vertex count meets the paper's
+    rule every time), saying how much of the accuracy those images carry; else None. The count is
+    the objects head's reading, which on samples far from the task's images is a guess: the note
+    says to look at them."""
     shares = object_count_shares(objects)
     top = int(shares.argmax())
     if shares[top] < COLLAPSE_SHARE:
         return None
     n, objects, accuracy = int(COUNTS[top]), np.asarray(objects), np.asarray(accuracy, bool)
-    return (f"{shares[top]:.0%} of the samples show {n} object{'s' if n > 1 else ''} (the benchmark's images have 1-9, "
-            f"a ninth each); {int(accuracy[objects == n].sum())} of the {int(accuracy.sum())} accurate samples are "
-            "among them, so accuracy here measures few-object images, not counting across the range "
-            "(each sample's count is in the per-sample CSV's 'objects' column)")
+    return (f"the evaluator reads {n} object{'s' if n > 1 else ''} in {shares[top]:.0%} of the samples (the benchmark's "
+            f"images have 1-9, a ninth each); {int(accuracy[objects == n].sum())} of the {int(accuracy.sum())} accurate "
+            "samples are among them, so accuracy here measures few-object readings, not counting across the range; "
+            "look at the images: on samples unlike the task's (blobs, fragments, no legible digits) the count is "
+            "the classifier's best guess (per-sample counts in the CSV's 'objects' column)")
 
 
 # ---------------------------------------------------------------------------- weights

@@ -513,12 +513,12 @@ def test_collapse_note_names_the_count_and_where_the_accuracy_is() -> None:
     objects = np.array([1] * 60 + [2, 3, 4, 5, 6, 7, 8, 9] * 5)
     accuracy = np.array([True] * 12 + [False] * 48 + [True] * 3 + [False] * 37)
     note = ev.collapse_note(objects, accuracy)
-    assert note is not None and note.startswith("60% of the samples show 1 object ")
+    assert note is not None and note.startswith("the evaluator reads 1 object in 60% of the samples ")
     assert "12 of the 15 accurate samples" in note
-    assert ev.collapse_note(np.array([3] * 50 + [4] * 50), np.zeros(100, bool)).startswith("50% of the samples show 3 objects")
+    assert ev.collapse_note(np.array([3] * 50 + [4] * 50), np.zeros(100, bool)).startswith("the evaluator reads 3 objects in 50% of the samples")
     # the data's spread, or one count in just under half the samples: nothing to say
     assert ev.collapse_note(np.tile(ev.COUNTS, 20), np.ones(180, bool)) is None
-    assert ev.collapse_note(np.array([2] * 49 + [5] * 51), np.ones(100, bool)).startswith("51%")
+    assert ev.collapse_note(np.array([2] * 49 + [5] * 51), np.ones(100, bool)).startswith("the evaluator reads 5 objects in 51%")
     assert ev.collapse_note(np.array([2] * 49 + [5] * 26 + [6] * 25), np.ones(100, bool)) is None
     assert ev.object_count_shares(np.array([1, 1, 9, 4])).tolist() == [0.5, 0, 0, 0.25, 0, 0, 0, 0, 0.25]
     assert ev.COUNTS.tolist() == list(range(cg.N_RANGE[0], cg.N_RANGE[1] + 1))  # the head reads what the data holds
@@ -540,9 +540,9 @@ def test_evaluate_warns_when_the_samples_draw_one_object(tmp_path: Path, caplog:
         caplog.clear()
         with caplog.at_level("WARNING", logger="srm_bench.evaluation"):
             res = evaluate(tmp_path / f"{name}.npz", task="counting-polygons", split="test", out=None)
-        notes = [r.getMessage() for r in caplog.records if "of the samples show" in r.getMessage()]
+        notes = [r.getMessage() for r in caplog.records if "of the samples (the benchmark's" in r.getMessage()]
         assert res.result["metrics"]["accuracy"]["value"] >= 0.9  # rendered test items: the rule holds
         if warned:
-            assert len(notes) == 1 and "show 1 object" in notes[0] and notes[0].startswith(str(tmp_path / "one.npz"))
+            assert len(notes) == 1 and "reads 1 object in" in notes[0] and notes[0].startswith(str(tmp_path / "one.npz"))
         else:
             assert notes == []
