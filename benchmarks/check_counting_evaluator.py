@@ -13,6 +13,9 @@ Then floors (``--floor-n``): what images that do not show the task score, i.e. w
 accuracy must beat to mean anything: uniform pixel noise, the test images with their 8x8
 patches shuffled (every patch of a true image, in the wrong places), and the test images
 blurred by 3 px (the shapes left as blobs, the digits unreadable).
+Each line also gives ``objects``: the share of images whose object count the classifier reads
+as the number drawn, i.e. whether its count (the collapse warning's input) survives the change;
+on the noise and shuffled floors, where nothing is drawn whole, it is printed for completeness.
 """
 from __future__ import annotations
 
@@ -36,9 +39,10 @@ def main() -> None:
     for shape, gen in (("polygons", POLYGONS), ("stars", STARS)):
         config = gen.make_config("test", 0)
         items = gen.generate_items(config, {}, 0, args.n)
+        n_drawn = items["n_objects"].astype(int)
         got = ev.classify(shape, gen.render(config, {}, items), device=args.device)
         print(f"counting-{shape:8s} canonical test images            accuracy {got['accuracy'].mean():.3f}  "
-              f"consistency {got['consistency'].mean():.3f}")
+              f"consistency {got['consistency'].mean():.3f}  objects {(got['objects'] == n_drawn).mean():.3f}")
         changed = {k: v.copy() for k, v in items.items()}
         truth = [sorted(p) for p in zip(items["n_objects"].astype(int), items["vertices"].astype(int))]
         for i, shown in enumerate(changed["numbers"]):
@@ -46,7 +50,7 @@ def main() -> None:
             shown[0] = next(d for d in range(9, 0, -1) if d != shown[0] and sorted([d, int(shown[1])]) != truth[i])
         got = ev.classify(shape, gen.render(config, {}, changed), device=args.device)
         print(f"counting-{shape:8s} same images, one digit changed  accuracy {got['accuracy'].mean():.3f}  "
-              f"consistency {got['consistency'].mean():.3f}")
+              f"consistency {got['consistency'].mean():.3f}  objects {(got['objects'] == n_drawn).mean():.3f}")
         for n, variants, label in ((args.robust_n, degraded, ""), (args.floor_n, floors, "floor: ")):
             if not n:
                 continue
@@ -54,7 +58,7 @@ def main() -> None:
             for name, images in variants(clean):
                 got = ev.classify(shape, images, device=args.device)
                 print(f"counting-{shape:8s} {label + name:32s} accuracy {got['accuracy'].mean():.3f}  "
-                      f"consistency {got['consistency'].mean():.3f}")
+                      f"consistency {got['consistency'].mean():.3f}  objects {(got['objects'] == n_drawn[:n]).mean():.3f}")
 
 
 def degraded(images: np.ndarray):
