@@ -312,8 +312,9 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
                      "accuracy does not mean the puzzles were solved; it is never marked best.")
     if any(c and c.warned for r in rows for c in r.cells):
         notes.append(f"{DOUBLE_DAGGER}: srm-bench evaluate warned about these samples as a whole (Counting: the evaluator "
-                     "reads one object count in half of them or more, while the paper's rule is met by one polygon, a 1 and its vertex "
-                     "count), so this accuracy does not show counting across the range; it is never marked best.")
+                     "reads one object count in half of them or more, while the paper's rule is met by one polygon, a 1 "
+                     "and its vertex count), so this accuracy does not show counting across the range; it is never marked "
+                     "best.")
     if any(r.labels.get("run") and r.group != "paper" for r in rows):
         notes.append("Repeated results of one configuration are listed as separate runs, never pooled.")
     if any(r.labels.get("run") and r.group == "paper" for r in rows):
