@@ -21,9 +21,11 @@
 #   bash benchmarks/device/campaign.sh restore o-s2p o-s2c   # if runs/ lacks them; then runs/ holds only these two
 #   export T0=$(date +%s); FRESH=1 END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28v.sh go
 #       # call 1 on a fresh 4-GPU host, carry [".whl", "runs"]
+#   mv evaluators/weights/counting-*.safetensors /work/aside/   # before call 2 (back after): the carry limit
 #   export T0=$(date +%s); END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28v.sh go
-#       # later calls, carry [".whl", "runs"] with runs/ holding only o-epp.safetensors (39 MB; the tree without the
-#       # shipped weights is ~27 MB, so nothing else fits the 64 MiB carry)
+#       # later calls, carry [".whl", "runs"] with runs/ holding only o-epp.safetensors (39.5 MB). Measured in the
+#       # nineteenth session: the tree without the shipped weights plus .whl and o-epp is 65.0 MiB, over the 64 MiB
+#       # carry; without the Counting evaluators' weights too (13.6 MB; only call 1 scores Counting) 52.1 MiB
 #   D=<files_at>; cat $D/weights-o-epp.part-* > runs/o-epp.safetensors     # after every call
 #   bash benchmarks/device/campaign.sh save runs/o-epp.safetensors          # after the lease (39 MB in the history)
 # Set END from `status` right before each call: a warm host's idle time counts against the device budget, and
