@@ -86,15 +86,7 @@ ep() {  # RUN GPUS PORT: Even Pixels run o-RUN (srm, ddpm) towards EP_STOP, unde
   fi
   return 0
 }
-EP_JOBS=(:predicted@0.95 :random@0.95 :parallel ref :predicted@0.99 :predicted :predicted@0.25 :predicted@0.5
-  :predicted@0.75 :predicted@0.9 :random :random@0.25 :random@0.5 :random@0.75 :random@0.9 :random@0.99)
-ep_srm_job() {  # J GPU: EP_JOBS[J] of the SRM on GPU
-  if [ ${EP_JOBS[$1]} = ref ]; then
-    GPU=$2 NFE=100 ETA=0 RAMP=reference timeout $(left) bash $E $(latest srm) $R/ep-srm :predicted@0.95
-  else
-    GPU=$2 timeout $(left) bash $E $(latest srm) $R/ep-srm ${EP_JOBS[$1]}
-  fi
-}
+ep_srm_job() { ep_job $(latest srm) $R/ep-srm "$@"; }  # J GPU: EP_JOBS[J] (lease.sh) of the SRM on GPU
 score_ep_srm() {  # GPU...: Table 2, the reference protocol (`ref`: predicted order + overlap 0.95 at 100 NFE,
   # eta 0) and the overlap sweep of the SRM, the jobs dealt over the GPUs
   [ $# -gt 0 ] || { echo "score_ep_srm: no GPU given" >&2; return 1; }

@@ -49,17 +49,7 @@ epp() {  # GPUS PORT: the Even Pixels SRM `paper` towards EP_STOP under DDP over
     python $P $W/o-epp/weights.safetensors -n 1024 --noisy 1 4 16 24 --device cuda
   return 0
 }
-# Table 2's SRM rows and the reference protocol first (`ref`: predicted order + overlap 0.95 at 100 NFE, eta 0),
-# then Figure 6's overlap sweep
-EP_JOBS=(:predicted@0.95 :random@0.95 :parallel ref :predicted@0.99 :predicted :predicted@0.25 :predicted@0.5
-  :predicted@0.75 :predicted@0.9 :random :random@0.25 :random@0.5 :random@0.75 :random@0.9 :random@0.99)
-epp_job() {  # J GPU: EP_JOBS[J] of the SRM on GPU
-  if [ ${EP_JOBS[$1]} = ref ]; then
-    GPU=$2 NFE=100 ETA=0 RAMP=reference timeout $(left) bash $E $(latest epp) $R/ep-paper :predicted@0.95
-  else
-    GPU=$2 timeout $(left) bash $E $(latest epp) $R/ep-paper ${EP_JOBS[$1]}
-  fi
-}
+epp_job() { ep_job $(latest epp) $R/ep-paper "$@"; }  # J GPU: EP_JOBS[J] (lease.sh: Table 2, then Figure 6) on GPU
 score_epp() {  # GPU...: the jobs dealt over the GPUs, once the run reached its end
   reached epp $EP_STOP || { echo "o-epp at step $(wstep $(latest epp)) of $EP_STOP: not scored"; return 1; }
   deal epp_job ${#EP_JOBS[@]} "$@"

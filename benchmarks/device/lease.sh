@@ -12,6 +12,10 @@
 #   once K CMD   CMD, unless it succeeded on this host before (mark $R/.done-K) or fewer than 150 s are left
 #   deal F C G.. jobs 0..C-1 as `F J GPU`, dealt round-robin over the GPUs G.., one worker a GPU; a
 #                worker stops at its first failed job, and deal fails when any worker did
+#   EP_JOBS      Even Pixels' scoring jobs (eval.sh's): Table 2's SRM rows, the reference protocol (`ref`:
+#                predicted order + overlap 0.95 at 100 NFE, eta 0), then Figure 6's overlap sweep
+#   ep_job W RES J GPU   EP_JOBS[J] of the weights W into the results folder RES on GPU (a lease script wraps it
+#                as `F J GPU` for deal)
 T0=${T0:-$(date +%s)}
 NGPU=$(nvidia-smi -L | wc -l)
 left() { echo $(( ${END:-560} - ($(date +%s) - T0) )); }
@@ -39,4 +43,13 @@ deal() {
   done
   for i in "${pids[@]}"; do wait $i || rc=1; done
   return $rc
+}
+EP_JOBS=(:predicted@0.95 :random@0.95 :parallel ref :predicted@0.99 :predicted :predicted@0.25 :predicted@0.5
+  :predicted@0.75 :predicted@0.9 :random :random@0.25 :random@0.5 :random@0.75 :random@0.9 :random@0.99)
+ep_job() {
+  if [ ${EP_JOBS[$3]} = ref ]; then
+    GPU=$4 NFE=100 ETA=0 RAMP=reference timeout $(left) bash benchmarks/device/eval.sh $1 $2 :predicted@0.95
+  else
+    GPU=$4 timeout $(left) bash benchmarks/device/eval.sh $1 $2 ${EP_JOBS[$3]}
+  fi
 }
