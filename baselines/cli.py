@@ -22,9 +22,9 @@ def _progress(ctx: click.Context) -> bool:
 @click.option("--task", required=True, help="Task to train on (sudoku, even-pixels, ...).")
 @click.option("--preset", type=click.Choice(PRESETS), default="small", show_default=True,
               help="paper: Table 5 of the paper; small: minutes on one GPU; small-s2/small-s4: small on a "
-                   "2x2/4x4 pixel-unshuffled input, the network at 1/2 or 1/4 of the side (Counting; ours); unet-s: the paper's UNet at width 32 (Even Pixels: 3.2M); "
+                   "2x2/4x4 pixel-unshuffled input, the network at 1/2 or 1/4 of the side (Counting; ours); small-s2-w: small-s2 at twice the width (Counting: 7.2M; ours); unet-s: the paper's UNet at width 32 (Even Pixels: 3.2M); "
                    "unet-s-g16: with two channels a GroupNorm group; unet-s-gc: with a global-context branch (image-wide "
-                   "fp32 sums of the clean pixels; ours); unet-s-g16-gc: both; tiny: CPU smoke test; dit-s/dit-b: DiT; "
+                   "fp32 sums of the clean pixels; ours); unet-s-g16-gc: both; unet-s-g16-gc-w: that with a 256-wide level embedding and a 3x last level; tiny: CPU smoke test; dit-s/dit-b: DiT; "
                    "dit-s14: DiT-S with 14-pixel tokens (Sudoku: 2x2 per cell); "
                    "cell/cell-s: CellNet (conv per variable + transformer over variables); cell-mlp: CellNet "
                    "with an MLP decoder; cell-rcb: cell-mlp with row/column/box positions; cell-aux: cell-rcb "

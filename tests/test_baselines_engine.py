@@ -337,6 +337,21 @@ def test_unet_s_g16_is_unet_s_with_two_channels_a_group() -> None:
         a, b = ms(x, t).mean, mg(x, t).mean
     assert a.shape == b.shape == x.shape and not torch.allclose(a, b, atol=1e-4)
 
+def test_small_s2_w_is_small_s2_at_twice_the_width() -> None:
+    """The Counting capacity candidate: the same recipe and network as ``small-s2`` but for the width,
+    ~3.8x the parameters, and it maps a 128x128 image to 128x128 outputs."""
+    s, w = make_config("counting-polygons", "srm", "small-s2"), make_config("counting-polygons", "srm", "small-s2-w")
+    assert w.model == {**s.model, "base_channels": 2 * s.model["base_channels"]}
+    assert {k: v for k, v in vars(w).items() if k not in ("model", "preset")} == \
+        {k: v for k, v in vars(s).items() if k not in ("model", "preset")}
+    count = sum(p.numel() for p in build_model(w.arch, w.model).parameters())
+    assert 7.0e6 < count < 7.4e6  # 7.17M against small-s2's 1.91M
+    net = build_model(w.arch, w.model).eval()
+    with torch.no_grad():
+        out = net(torch.randn(1, 3, 128, 128), torch.rand(1, 256))
+    assert out.mean.shape == (1, 3, 128, 128)
+
+
 def test_unet_s_gc_starts_as_unet_s_and_sees_image_wide_sums_of_clean_pixels() -> None:
     """The global-context variant: at initialisation it computes what ``unet-s`` computes with the
     same shared weights (its projections start at zero); once they are not zero, what it adds to
