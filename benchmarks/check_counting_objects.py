@@ -1,4 +1,4 @@
-"""How many objects a Counting model draws, and where its correct images come from; prints it.
+"""How many objects the evaluator reads in a Counting model's samples, and where its correct images come from; prints it.
 
 Usage:
     python benchmarks/check_counting_objects.py RESULT.json [RESULT.json ...]

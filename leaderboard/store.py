@@ -208,7 +208,7 @@ def check_entry(res: Result, name: str, path: Path, backing: Mapping[str, Mappin
 
 def diagnosis(res: Mapping[str, Any], frame: pd.DataFrame | None) -> str:
     """The task evaluator's warnings about a result's samples as a whole (``TaskEvaluator.diagnose``,
-    e.g. Counting samples that show one object count in half of them), read from its checked
+    e.g. Counting samples the evaluator reads as one object count in half of them), read from its checked
     per-sample table; "" where there are none or the table lacks the columns they need."""
     if frame is None:
         return ""
