@@ -1,4 +1,4 @@
-# Lease v (planned in the nineteenth session; not run yet): issue 12's capacity question on Even Pixels. The
+# Lease v (planned in the nineteenth session): issue 12's capacity question on Even Pixels. The
 # shipped SRM `unet-s-g16-gc` (3.3M parameters) and its DDPM both stand at a third to a half of the paper's
 # Table 2 after 61.4M images, and more images moved the count probe but hardly the samples (0.188 at 33.8M,
 # 0.190 at 61.4M), while a wider network within the 8 MB limit lost its race (docs/even-pixels-baselines.md,
@@ -16,6 +16,9 @@
 # images (1000 NFE, eta 1; parallel and predicted order), `o-s2p` (`--parallel-mix 0.5`) and its control `o-s2c`
 # (the authors' rule), both at step 24,000: does the SRM's parallel row reach its DDPM's once the clean-context
 # gap is closed (the probe: it is), and do the predicted-order samples still draw one object (docs/baselines.md)?
+# Run in the twentieth session on 2x H200 (only 1- and 2-GPU kinds lent; PM_JOBS skipped by leaving the two
+# Counting weights out of runs/): o-epp to step 11,000 = 22.5M images in three calls (docs/even-pixels-baselines.md,
+# twelfth lease). To go on: `bash benchmarks/device/campaign.sh restore o-epp`, then the later-call commands below.
 #
 #   mkdir -p /work/aside && mv baselines/weights/*.safetensors /work/aside/    # the carry limit; back after
 #   bash benchmarks/device/campaign.sh restore o-s2p o-s2c   # if runs/ lacks them; then runs/ holds only these two
