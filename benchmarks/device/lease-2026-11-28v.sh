@@ -34,6 +34,8 @@
 # Set END from `status` right before each call: a warm host's idle time counts against the device budget, and
 # the host is given back 30 s after a call ends (`idle_release_s`), so a slower next call starts a fresh one.
 # FRESH=1 lets the run start from scratch (call 1 only). Nothing starts with fewer than 150 s left.
+# PROF=1 (any call) first profiles g16-gc's training step on GPU 0 (benchmarks/profile_loop.py, compiled, per-GPU
+# batch 1024 and 512; ~2-3 minutes): the data for the step floor that keeps DDP from paying on four GPUs.
 source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
 E=benchmarks/device/eval.sh; R=/tmp/results; W=/tmp/runs
@@ -65,9 +67,20 @@ pm_job() {  # J GPU: PM_JOBS[J] on GPU
   [ -e runs/$1.safetensors ] || { echo "runs/$1.safetensors missing: $3 not scored"; return 1; }
   NAME=$2 GPU=$g timeout $(left) bash $E runs/$1.safetensors $R/count-polygons $3
 }
+prof() {  # GPU: where g16-gc's step floor (~70 ms at any per-GPU batch; docs/even-pixels-baselines.md, ninth lease)
+  # goes, compiled, at the per-GPU batches of two and four GPUs: host time per step against wall time
+  local b
+  for b in 1024 512; do
+    CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 150 ? $(left) : 150 )) python benchmarks/profile_loop.py \
+      --task even-pixels --preset unet-s-g16-gc --batch $b --compile --steps 30 --device cuda --top 15 || return 1
+  done
+}
 case $1 in
 go)
   g=($(seq 0 $((NGPU - 1))))
+  if [ "${PROF:-0}" = 1 ]; then  # opt-in, ~2-3 minutes of GPU 0 before the training; the tables come back in $OUT
+    once prof prof 0 > $OUT/prof.txt 2>&1; grep -h -E "^(loop|phases|aten)" $OUT/prof.txt
+  fi
   [ -e runs/o-s2p.safetensors ] && once pm deal pm_job ${#PM_JOBS[@]} ${g[*]} > $L/pm 2>&1
   epp $(tr ' ' , <<< "${g[*]}") 29500 > $L/epp 2>&1
   once epp score_epp ${g[*]} > $L/score 2>&1
