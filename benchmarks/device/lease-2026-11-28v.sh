@@ -33,6 +33,9 @@
 #   bash benchmarks/device/campaign.sh save runs/o-epp.safetensors          # after the lease (39 MB in the history)
 # Set END from `status` right before each call: a warm host's idle time counts against the device budget, and
 # the host is given back 30 s after a call ends (`idle_release_s`), so a slower next call starts a fresh one.
+# A fresh host costs ~50 s of device time and restarts the run from the carried EMA weights with a new warm-up
+# (the optimizer state is not carried: lease v's call 2). To keep the host: issue the weights' `cat` and the next
+# call together, at once, leaving everything else for after the lease.
 # FRESH=1 lets the run start from scratch (call 1 only). Nothing starts with fewer than 150 s left.
 # PROF=1 (any call) first profiles g16-gc's training step on GPU 0 (benchmarks/profile_loop.py, compiled, per-GPU
 # batch 1024 and 512; ~2-3 minutes): the data for the step floor that keeps DDP from paying on four GPUs.
