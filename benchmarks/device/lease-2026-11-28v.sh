@@ -72,9 +72,10 @@ pm_job() {  # J GPU: PM_JOBS[J] on GPU
 }
 prof() {  # GPU: where g16-gc's step floor (~70 ms at any per-GPU batch; docs/even-pixels-baselines.md, ninth lease)
   # goes, compiled, at the per-GPU batches of two and four GPUs: host time per step against wall time
-  local b
+  local b t
   for b in 1024 512; do
-    CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 150 ? $(left) : 150 )) python benchmarks/profile_loop.py \
+    t=$(left); [ $t -gt 10 ] || return 1  # `timeout 0` would not stop it
+    CUDA_VISIBLE_DEVICES=$1 timeout $(( t < 150 ? t : 150 )) python benchmarks/profile_loop.py \
       --task even-pixels --preset unet-s-g16-gc --batch $b --compile --steps 30 --device cuda --top 15 || return 1
   done
 }
