@@ -35,9 +35,11 @@ def by_patch(a: np.ndarray) -> np.ndarray:
 
 
 @torch.no_grad()
-def probe(model, n: int, k: int, rng: np.random.Generator, device: str = "cpu") -> tuple[float, float, float]:
+def probe(model, n: int, k: int, rng: np.random.Generator, device: str = "cpu",
+          bf16: bool = False) -> tuple[float, float, float]:
     """Slope and correlation of predicted on required colour-A fraction in k noisy patches, and the
-    mean absolute count error there in pixels."""
+    mean absolute count error there in pixels. ``bf16``: the forward under bf16 autocast, as the
+    sampler runs a bf16-trained model on CUDA (else in float32)."""
     colours = palette(rng.uniform(0, 0.5, n)).astype(np.float32) / 127.5 - 1.0  # (n, 2, 3) in [-1, 1]
     is_a = np.argsort(rng.random((n, SIDE * SIDE)), axis=1) < SIDE * SIDE // 2  # exactly 512 of colour A
     is_a = is_a.reshape(n, SIDE, SIDE)
@@ -49,7 +51,9 @@ def probe(model, n: int, k: int, rng: np.random.Generator, device: str = "cpu") 
     path = NoisePath("rectified_flow", "velocity")
     levels = pixel_levels(t, (GRID, GRID), PATCH)
     z = path.noise(x_t, torch.from_numpy(rng.standard_normal(x.shape).astype(np.float32)).to(device), levels)
-    x0, _ = path.split(z, model(z, t).mean.float(), levels)
+    with torch.autocast(torch.device(device).type, dtype=torch.bfloat16, enabled=bf16):
+        u = model(z, t).mean.float()
+    x0, _ = path.split(z, u, levels)
     a, b = (torch.from_numpy(colours[:, i])[:, :, None, None].to(device) for i in (0, 1))
     share = (((x0 - b) * (a - b)).sum(1) / ((a - b) ** 2).sum(1)).cpu().numpy()  # 1 = colour A, 0 = colour B
     predicted = (by_patch(share).mean(-1) * noisy).sum(1) / k
@@ -65,6 +69,8 @@ def main() -> None:
     ap.add_argument("--noisy", type=int, nargs="+", default=[1, 4, 16], help="noisy patches per image")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cpu", help="cpu or cuda (the draws are the same; the figures agree to float precision)")
+    ap.add_argument("--bf16", action="store_true",
+                    help="run the network under bf16 autocast, as `srm-bench sample` does on CUDA (default: float32)")
     a = ap.parse_args()
     for w in a.weights:
         model, cfg, state = load_denoiser(w, a.device)
@@ -72,8 +78,9 @@ def main() -> None:
             raise SystemExit(f"{w}: a {cfg.baseline} on {cfg.task}; the probe needs an Even Pixels SRM")
         images = state.get("images")
         for k in a.noisy:
-            slope, r, err = probe(model, a.n, k, np.random.default_rng([a.seed, k]), a.device)
-            print(f"{w}: {images / 1e6 if images else float('nan'):.1f}M images, {k:2d} noisy patches: slope {slope:+.3f}, r {r:+.3f}, "
+            slope, r, err = probe(model, a.n, k, np.random.default_rng([a.seed, k]), a.device, a.bf16)
+            print(f"{w}: {images / 1e6 if images else float('nan'):.1f}M images{', bf16' if a.bf16 else ''}, {k:2d} noisy patches: "
+                  f"slope {slope:+.3f}, r {r:+.3f}, "
                   f"|count error| {err:.2f} px", flush=True)
 
 

@@ -18,7 +18,9 @@
 # gap is closed (the probe: it is), and do the predicted-order samples still draw one object (docs/baselines.md)?
 # Run in the twentieth session on 2x H200 (only 1- and 2-GPU kinds lent; PM_JOBS skipped by leaving the two
 # Counting weights out of runs/): o-epp to step 11,000 = 22.5M images in three calls (docs/even-pixels-baselines.md,
-# twelfth lease). To go on: `bash benchmarks/device/campaign.sh restore o-epp`, then the later-call commands below.
+# twelfth lease). Run again in the twenty-first session (2x H200, three calls of END=560, the host kept warm from
+# call 1 to 3): o-epp to step 23,150 = 47.4M images (thirteenth lease). To go on: `bash benchmarks/device/campaign.sh
+# restore o-epp`, then the later-call commands below: 6,850 steps (the cool-down) and the scoring are left.
 #
 #   mkdir -p /work/aside && mv baselines/weights/*.safetensors /work/aside/    # the carry limit; back after
 #   bash benchmarks/device/campaign.sh restore o-s2p o-s2c   # if runs/ lacks them; then runs/ holds only these two
