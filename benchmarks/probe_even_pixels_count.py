@@ -9,7 +9,7 @@ hold is fixed by the clean rest (the image holds 512 of each); a model that igno
 predicts ~0.5 whatever the context. The regression slope of predicted on required fraction is 1
 for an exact counter and 0 for a count-blind one; r is their correlation.
 
-Usage: python benchmarks/probe_even_pixels_count.py WEIGHTS... [-n 256] [--noisy 1 4 16] [--seed 0] [--device cpu]
+Usage: python benchmarks/probe_even_pixels_count.py WEIGHTS... [-n 256] [--noisy 1 4 16] [--seed 0] [--device cpu] [--bf16]
 (CPU, ~20 s a model at n = 256.) Prints one line per model and k.
 """
 from __future__ import annotations
