@@ -77,6 +77,11 @@ def _progress(ctx: click.Context) -> bool:
 @click.option("--log-every", type=int, default=None, help="Log every N steps [preset].")
 @click.option("--train-items", type=int, default=None, help="Items to generate when --data is not given and the task has no device stream (none of the built-in tasks) [preset].")
 @click.option("--compile/--no-compile", "compile_", default=None, help="torch.compile the network [off].")
+@click.option("--cuda-graph/--no-cuda-graph", default=None,
+              help="Replay each step's forward and backward as one captured CUDA graph, with the gradient "
+                   "all-reduce done by the loop instead of DDP: for small networks whose step waits on the "
+                   "host's kernel launches (docs/even-pixels-baselines.md, fourteenth lease). Without CUDA "
+                   "the same step runs uncaptured [off].")
 @click.option("--bf16/--no-bf16", default=None, help="bf16 autocast on CUDA [on].")
 @click.option("--resume/--no-resume", default=True, show_default=True, help="Continue from OUT/last.pt if present.")
 @click.option("--max-minutes", type=float, default=None, help="Stop (with a checkpoint) after this wall time.")
@@ -86,7 +91,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
           batch_size: int | None, lr: float | None, warmup_steps: int | None, cooldown_steps: int | None,
           sharpness: float | None, sequential_mix: float | None, parallel_mix: float | None, zero_patch_prob: float | None,
           tsampling: str | None, noise_path: str | None, target: str | None, ema_decay: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
-          train_items: int | None, compile_: bool | None, bf16: bool | None, resume: bool, max_minutes: float | None,
+          train_items: int | None, compile_: bool | None, cuda_graph: bool | None, bf16: bool | None, resume: bool, max_minutes: float | None,
           device: str | None, init: Path | None, eval_every: int, eval_count: int, eval_splits: str | None,
           eval_budget: int) -> None:
     """Train the SRM or the DDPM baseline on a task (DDP under torchrun)."""
@@ -101,7 +106,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
         raise SrmBenchError(f"--cooldown-steps must be >= 0, got {cooldown_steps}")
     cfg = with_overrides(cfg, steps=steps, batch_size=batch_size, lr=lr, warmup_steps=warmup_steps,
                          cooldown_steps=cooldown_steps, ema_decay=ema_decay, seed=seed, ckpt_every=ckpt_every,
-                         log_every=log_every, train_items=train_items, compile=compile_, bf16=bf16, noise_path=noise_path, target=target)
+                         log_every=log_every, train_items=train_items, compile=compile_, cuda_graph=cuda_graph, bf16=bf16, noise_path=noise_path, target=target)
     for name, value in (("sharpness", sharpness), ("kind", tsampling), ("sequential_mix", sequential_mix),
                         ("parallel_mix", parallel_mix), ("zero_patch_prob", zero_patch_prob)):
         if value is None:

@@ -4,13 +4,15 @@ Usage (GPU machine):
     python benchmarks/bench_train.py --task sudoku --preset cell --batch 256 --data gpu files
     torchrun --nproc_per_node 2 benchmarks/bench_train.py --task sudoku --preset cell --batch 512 --data gpu
     bash benchmarks/device/ddp_matrix.sh cell-aux     # 1 vs 2 vs 4 GPUs, compiled or not (one device call)
+    bash benchmarks/device/graph_race.sh unet-s-g16-gc   # the CUDA-graph step against the plain one, 1-4 GPUs
 
 Each row runs ``srm_bench.baselines.train.train`` for ``--steps`` steps (the first
 ``--warmup`` are not timed) and appends a row to ``--json`` (default
 benchmarks/results/train-throughput.json): device, gpus, preset, task, batch, images_per_s,
 step_ms, mfu (model FLOPs of forward + backward, counted by torch's FlopCounterMode, over
 the card's dense bf16 peak), peak_gib and data ("gpu": fresh data drawn on the device;
-"files": a generated train split gathered on the host, the path every step took before).
+"files": a generated train split gathered on the host, the path every step took before),
+compile and cuda_graph (``--cuda-graph``: the step's forward and backward replayed as one CUDA graph).
 """
 from __future__ import annotations
 
@@ -57,6 +59,8 @@ def main() -> None:
     ap.add_argument("--data", nargs="+", default=["gpu"], choices=["gpu", "files"])
     ap.add_argument("--files-dir", default=None, help="train split for --data files [generate 20k items]")
     ap.add_argument("--compile", action="store_true")
+    ap.add_argument("--cuda-graph", action="store_true",
+                    help="replay each step's forward and backward as one CUDA graph (`srm-bench train --cuda-graph`)")
     ap.add_argument("--no-optimize-ddp", action="store_true",
                     help="with --compile under DDP: compile one graph instead of one per gradient bucket "
                          "(torch._dynamo.config.optimize_ddp = False)")
@@ -70,7 +74,7 @@ def main() -> None:
     device = torch.device(f"cuda:{local}" if torch.cuda.is_available() else "cpu")
     cfg = with_overrides(make_config(args.task, args.baseline, args.preset), batch_size=args.batch,
                          steps=args.warmup + args.steps, log_every=args.warmup, ckpt_every=10**9,
-                         compile=args.compile or None)
+                         compile=args.compile or None, cuda_graph=args.cuda_graph or None)
     fpi = flops_per_image(cfg, device) if rank == 0 else 0.0
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     peak = next((v for k, v in PEAK_BF16.items() if k in name), None)
@@ -101,7 +105,8 @@ def main() -> None:
                "batch": args.batch, "images_per_s": round(ips, 1), "step_ms": round(1000 * args.batch / ips, 2),
                "mfu": round(fpi * ips / (peak * world), 4) if peak else None,
                "peak_gib": round(torch.cuda.max_memory_allocated(device) / 2**30, 2) if device.type == "cuda" else None,
-               "data": data, "compile": bool(args.compile), "optimize_ddp": not args.no_optimize_ddp,
+               "data": data, "compile": bool(args.compile), "cuda_graph": bool(args.cuda_graph),
+               "optimize_ddp": not args.no_optimize_ddp,
                "params": sum(p.numel() for p in build_model(cfg.arch, cfg.model).parameters())}
         print(json.dumps(row), flush=True)
         rows.append(row)

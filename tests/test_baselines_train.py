@@ -198,6 +198,62 @@ def test_ddp_two_cpu_processes_gloo(tmp_path: Path) -> None:
     assert state["world_size"] == 2 and state["step"] == 3
 
 
+def test_graphed_step_matches_the_plain_step() -> None:
+    """``--cuda-graph``'s step (uncaptured here: no CUDA) computes what the plain step does: the
+    gradient buffer is zeroed and filled each step, so weights, EMA and losses agree bit for bit."""
+    from srm_bench.baselines.train import BatchMaker, GraphedGrads, TrainState, make_loss_fn, train_step
+
+    cfg = tiny_cfg()
+    dev = torch.device("cpu")
+    runs = []
+    for graph in (False, True):
+        state = TrainState.fresh(cfg, dev)
+        make_batch = BatchMaker(cfg, dev, rank=0, local_batch=cfg.batch_size, data=tiny_data())
+        loss_fn = make_loss_fn(cfg, state.model, dev)
+        graphed = GraphedGrads(state.model, loss_fn, make_batch(0), capture=False) if graph else None
+        losses = [float(train_step(state, loss_fn, make_batch(k), k, cfg.lr, graphed)[0].detach()) for k in range(4)]
+        runs.append((state, losses))
+    (plain, plain_losses), (graphed_state, graphed_losses) = runs
+    assert plain_losses == graphed_losses and len(set(plain_losses)) == 4
+    for a, b in zip(plain.model.parameters(), graphed_state.model.parameters()):
+        assert torch.equal(a, b)
+    for a, b in zip(plain.ema.parameters(), graphed_state.ema.parameters()):
+        assert torch.equal(a, b)
+    # The gradients are views of the one flat buffer that the loop all-reduces.
+    grads = [p.grad for p in graphed_state.model.parameters()]
+    assert all(g is not None and g.untyped_storage().data_ptr() == grads[0].untyped_storage().data_ptr() for g in grads)
+
+
+@pytest.mark.slow
+def test_cuda_graph_allreduce_matches_ddp_gloo(tmp_path: Path) -> None:
+    """Without DDP (``--cuda-graph``) the loop's all-reduce of the flat gradient buffer keeps the
+    two ranks' replicas where DDP puts them: the same weights after 3 steps."""
+    script = tmp_path / "ddp.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from test_baselines_train import tiny_cfg, tiny_data
+        from srm_bench.baselines.train import train
+        for name, graph in (("ddp", False), ("graph", True)):
+            out = train(tiny_cfg(steps=3, ckpt_every=3, cuda_graph=graph), tiny_data(), {str(tmp_path)!r} + "/" + name,
+                        device="cpu", progress=False)
+            assert out["world_size"] == 2 and out["steps"] == 3
+    """))
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    res = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29518",
+                          str(script)], capture_output=True, text=True, timeout=240, env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    ddp, graph = (load_checkpoint(tmp_path / name / "last.pt") for name in ("ddp", "graph"))
+    assert ddp["world_size"] == graph["world_size"] == 2 and ddp["model"].keys() == graph["model"].keys()
+    for part in ("model", "ema"):
+        assert all(torch.equal(ddp[part][k], graph[part][k]) for k in ddp[part])
+    # The run moved the weights (the comparison is not of two initial states).
+    from srm_bench.baselines.train import TrainState
+
+    init = TrainState.fresh(tiny_cfg(), torch.device("cpu")).model.state_dict()
+    assert not all(torch.equal(init[k], ddp["model"][k]) for k in init)
+
+
 def test_dit_trains_and_samples(tmp_path: Path) -> None:
     from srm_bench.baselines.dit import DiTConfig
     from srm_bench.baselines.inference import load_denoiser, sample_images

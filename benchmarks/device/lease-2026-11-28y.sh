@@ -1,0 +1,78 @@
+# Lease y (planned in the twenty-second session): take the host out of the training step, then give
+# the shippable Even Pixels SRM the paper's images. The fourteenth Even Pixels lease
+# (docs/even-pixels-baselines.md) found capacity not to be the lever (the paper's 19.7M UNet scores as
+# our 3.3M `unet-s-g16-gc` at 61.4M images) and the step waiting on the host: ~80 ms of Python and
+# ~2,600 kernel launches for 32 ms of device work at 512 images a GPU, so DDP gained 1.2-1.5x from two
+# GPUs to four. `srm-bench train --cuda-graph` (new) replays the forward and backward as one CUDA
+# graph and all-reduces the gradients itself.
+# Call 1 on a fresh 4-GPU host, in order (each part once a host, `once`):
+#   1. check (~1 minute, GPU 0): benchmarks/check_cuda_graph.py, compiled, batch 512: the graph's
+#      gradient against the plain step's on two batches (passes below a relative difference of 0.05;
+#      a real change of batch is ~0.4). If it fails, the run below trains without the graph.
+#   2. race (~5 minutes, END_RACE): benchmarks/device/graph_race.sh unet-s-g16-gc: the graph against the
+#      plain compiled step on 1 GPU at 512 and on 4 GPUs at 2048 (then 2 GPUs and 1 GPU at 2048 if time is
+#      left); rows in $OUT/train-throughput.json.
+#   3. g16l: `o-g16l`, the shipped SRM `srm-even-pixels` (unet-s-g16-gc, step 30,000, 61.4M images) continued
+#      with `--init` and g16-gc's recipe (batch 2048, lr 8e-4 after a new warm-up, EMA 0.999) to step 100,000
+#      = 204.8M images, the paper's count, with the last 10,000 steps in a linear decay; DDP on all GPUs,
+#      compiled, with --cuda-graph when the check passed (GRAPH=0 turns it off). The count probe after each
+#      call; Table 2 and Figure 6 (lease.sh's EP_JOBS) once it reaches step 100,000.
+# Commands (carry [".whl", "runs"]; runs/ empty in call 1, later only o-g16l.safetensors, 6.6 MB):
+#   export T0=$(date +%s); END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28y.sh go
+#   D=<files_at>; cat $D/weights-o-g16l.part-* > runs/o-g16l.safetensors     # after every call
+#   bash benchmarks/device/campaign.sh save runs/o-g16l.safetensors          # after the lease
+# Issue the weights' `cat` and the next call in one tool block: the host is given back 30 s after a
+# call, and a fresh one restarts from the carried EMA weights with a new warm-up.
+source benchmarks/device/setup.sh
+source benchmarks/device/lease.sh
+R=/tmp/results; W=/tmp/runs
+L=/tmp/lease-y; rm -rf $L; mkdir -p $L
+G16L_STOP=${G16L_STOP:-100000}; G16L_COOL=${G16L_COOL:-10000}
+SHIPPED=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors
+P=benchmarks/probe_even_pixels_count.py
+check() {  # GPU: the graph's gradients against the plain step's; fails above 0.05
+  CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 240 ? $(left) : 240 )) python benchmarks/check_cuda_graph.py \
+    --task even-pixels --preset unet-s-g16-gc --batch 512 --compile > $L/check.txt 2>&1
+  grep -v -i warn $L/check.txt | tail -5
+  python3 - $L/check.txt <<'PY'
+import re, sys
+d = [float(x) for x in re.findall(r"graph on [AB]: gradient ([0-9.e+-]+)", open(sys.argv[1]).read())]
+sys.exit(0 if len(d) == 3 and max(d) < 0.05 else 1)
+PY
+}
+race() {  # the throughput rows, in at most END_RACE seconds, and never past the call's END
+  local end=$(( $(date +%s) - T0 + ${END_RACE:-330} ))
+  T0=$T0 END=$(( end < ${END:-560} ? end : ${END:-560} )) bash benchmarks/device/graph_race.sh unet-s-g16-gc
+}
+g16l() {  # GPUS PORT: o-g16l towards G16L_STOP under DDP over GPUS (a comma list)
+  local n=$(( $(tr -cd , <<< "$1" | wc -c) + 1 )) init extra=()
+  reached g16l $G16L_STOP && return 0
+  [ $(left) -ge 150 ] || return 0
+  init=$(init_of g16l); [ -n "$init" ] || init=$SHIPPED
+  [ "${GRAPH:-1}" = 1 ] && [ -e $R/.done-check ] && extra=(--cuda-graph)
+  echo "o-g16l from $init, ${extra[*]:-no graph}"
+  TASK=even-pixels GPUS=$1 NPROC=$n PORT=$2 BASELINE=srm RUN=o-g16l COMPILE=1 EVAL_EVERY=0 \
+    bash benchmarks/device/train.sh unet-s-g16-gc $(mins 75) "$init" \
+    --seed 0 --ema-decay 0.999 --steps $G16L_STOP --cooldown-steps $G16L_COOL "${extra[@]}"
+  [ -e $W/o-g16l/weights.safetensors ] && CUDA_VISIBLE_DEVICES=${1%%,*} timeout $(left) \
+    python $P $W/o-g16l/weights.safetensors -n 1024 --noisy 1 4 16 24 --device cuda
+  return 0
+}
+g16l_job() { ep_job $(latest g16l) $R/ep-g16l "$@"; }
+score_g16l() {  # GPU...: Table 2 and Figure 6 once the run reached its end
+  reached g16l $G16L_STOP || { echo "o-g16l at step $(wstep $(latest g16l)) of $G16L_STOP: not scored"; return 1; }
+  deal g16l_job ${#EP_JOBS[@]} "$@"
+}
+case $1 in
+go)
+  g=($(seq 0 $((NGPU - 1))))
+  once check check 0 > $L/check-summary 2>&1 || echo "check failed: o-g16l trains without --cuda-graph" >> $L/check-summary
+  once race race > $L/race 2>&1
+  cp $L/check.txt $OUT/check.txt 2>/dev/null
+  g16l $(tr ' ' , <<< "${g[*]}") 29500 > $L/g16l 2>&1
+  once g16l-score score_g16l ${g[*]} > $L/score 2>&1
+  grep -h -v -i warn $L/* 2>/dev/null
+  ;;
+*) echo "usage: $0 go" >&2; exit 2;;
+esac
+bash benchmarks/device/collect.sh
