@@ -72,6 +72,9 @@ def _progress(ctx: click.Context) -> bool:
 @click.option("--noise-path", type=click.Choice(["rectified_flow", "cosine"]), default=None, help="Noise path [rectified_flow].")
 @click.option("--target", type=click.Choice(["velocity", "eps"]), default=None, help="Prediction target [velocity].")
 @click.option("--ema-decay", type=float, default=None, help="EMA decay [preset].")
+@click.option("--ema-decay2", type=float, default=None,
+              help="Also track a second EMA of this decay, written to OUT/weights-ema2.safetensors beside "
+                   "weights.safetensors (a race of EMA decays in one run; resumed with the run) [0: none].")
 @click.option("--seed", type=int, default=None, help="Training seed [0].")
 @click.option("--ckpt-every", type=int, default=None, help="Checkpoint every N steps [preset].")
 @click.option("--log-every", type=int, default=None, help="Log every N steps [preset].")
@@ -90,7 +93,8 @@ def _progress(ctx: click.Context) -> bool:
 def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path | None, out: Path, steps: int | None,
           batch_size: int | None, lr: float | None, warmup_steps: int | None, cooldown_steps: int | None,
           sharpness: float | None, sequential_mix: float | None, parallel_mix: float | None, zero_patch_prob: float | None,
-          tsampling: str | None, noise_path: str | None, target: str | None, ema_decay: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
+          tsampling: str | None, noise_path: str | None, target: str | None, ema_decay: float | None,
+          ema_decay2: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
           train_items: int | None, compile_: bool | None, cuda_graph: bool | None, bf16: bool | None, resume: bool, max_minutes: float | None,
           device: str | None, init: Path | None, eval_every: int, eval_count: int, eval_splits: str | None,
           eval_budget: int) -> None:
@@ -104,8 +108,12 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
     cfg = make_config(task, baseline, preset)
     if cooldown_steps is not None and cooldown_steps < 0:
         raise SrmBenchError(f"--cooldown-steps must be >= 0, got {cooldown_steps}")
+    if ema_decay is not None and not 0 <= ema_decay < 1:
+        raise SrmBenchError(f"--ema-decay must be in [0, 1), got {ema_decay}")
+    if ema_decay2 is not None and not 0 <= ema_decay2 < 1:
+        raise SrmBenchError(f"--ema-decay2 must be in [0, 1) (0: no second EMA), got {ema_decay2}")
     cfg = with_overrides(cfg, steps=steps, batch_size=batch_size, lr=lr, warmup_steps=warmup_steps,
-                         cooldown_steps=cooldown_steps, ema_decay=ema_decay, seed=seed, ckpt_every=ckpt_every,
+                         cooldown_steps=cooldown_steps, ema_decay=ema_decay, ema_decay2=ema_decay2, seed=seed, ckpt_every=ckpt_every,
                          log_every=log_every, train_items=train_items, compile=compile_, cuda_graph=cuda_graph, bf16=bf16, noise_path=noise_path, target=target)
     for name, value in (("sharpness", sharpness), ("kind", tsampling), ("sequential_mix", sequential_mix),
                         ("parallel_mix", parallel_mix), ("zero_patch_prob", zero_patch_prob)):

@@ -76,6 +76,9 @@ class TrainConfig:
     cooldown_steps: int = 0
     grad_clip: float = 1.0
     ema_decay: float = 0.9999
+    # A second EMA tracked in the same run (0: none), written to weights-ema2.safetensors: a race of
+    # EMA decays at no cost in images (the paper keeps 0.9999; our Even Pixels recipe 0.999).
+    ema_decay2: float = 0.0
     bf16: bool = True
     compile: bool = False
     # Replay the forward and backward of every step as one captured CUDA graph (train.GraphedGrads):

@@ -19,7 +19,7 @@ import logging
 import math
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, cast
 
@@ -51,6 +51,7 @@ CSV_FIELDS = ["step", "images", "loss", "mse", "vlb", "nll", "cls", "lr", "grad_
 EVAL_FIELDS = ["step", "images", "gpu_hours", "split", "sampler", "count", "accuracy", "error", "elapsed_s"]
 ERROR_SCORES = ("error", "l1")
 WEIGHTS_FILE = "weights.safetensors"
+WEIGHTS_EMA2_FILE = "weights-ema2.safetensors"  # the second EMA (--ema-decay2)
 
 
 def build_model(arch: str, model: dict[str, Any]) -> torch.nn.Module:
@@ -404,13 +405,16 @@ class TrainState:
     opt: torch.optim.Optimizer
     record: dict[str, Any]
     warm_from: int = 0
+    ema2: torch.nn.Module | None = None  # the second EMA (cfg.ema_decay2 > 0)
     # Listed once, not every step: the EMA update is one foreach over them. load_state_dict
     # copies into these same tensors, so the lists stay valid after a load.
     ema_params: list[torch.Tensor] = field(init=False, repr=False, compare=False)
+    ema2_params: list[torch.Tensor] = field(init=False, repr=False, compare=False)
     model_params: list[torch.Tensor] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.ema_params = list(self.ema.parameters())
+        self.ema2_params = list(self.ema2.parameters()) if self.ema2 is not None else []
         self.model_params = list(self.model.parameters())
 
     @property
@@ -422,13 +426,17 @@ class TrainState:
         """Step 0: weights drawn from ``cfg.seed`` (the same on every rank and every run), EMA equal to them."""
         torch.manual_seed(cfg.seed)
         model = build_model(cfg.arch, cfg.model).to(device)
-        ema = build_model(cfg.arch, cfg.model).to(device).eval()
-        ema.load_state_dict(model.state_dict())
-        for p in ema.parameters():
-            p.requires_grad_(False)
+        emas = []
+        for _ in range(2 if cfg.ema_decay2 else 1):
+            ema = build_model(cfg.arch, cfg.model).to(device).eval()
+            ema.load_state_dict(model.state_dict())
+            for p in ema.parameters():
+                p.requires_grad_(False)
+            emas.append(ema)
         opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, betas=cfg.betas, weight_decay=cfg.weight_decay,
                                 fused=device.type == "cuda")
-        return cls(cfg, model, ema, opt, {"step": 0, "images": 0, "gpu_hours": 0.0, "wall_s": 0.0, "init": None})
+        return cls(cfg, model, emas[0], opt, {"step": 0, "images": 0, "gpu_hours": 0.0, "wall_s": 0.0, "init": None},
+                   ema2=emas[1] if len(emas) > 1 else None)
 
     @classmethod
     def load(cls, path: str | Path, cfg: TrainConfig, device: torch.device) -> TrainState:
@@ -447,6 +455,8 @@ class TrainState:
         state = cls.fresh(cfg, device)
         state.model.load_state_dict(saved["model"])
         state.ema.load_state_dict(saved["ema"])
+        if state.ema2 is not None:  # a run that adds --ema-decay2 on resuming starts it from the first EMA
+            state.ema2.load_state_dict(saved.get("ema2") or saved["ema"])
         state.opt.load_state_dict(saved["optimizer"])
         # Checkpoints older than the training record: rebuild it from their top-level keys.
         record: dict[str, Any] | None = saved.get("record")
@@ -477,7 +487,9 @@ class TrainState:
             )
         state = cls.fresh(cfg, device)
         state.model.load_state_dict(weights)
-        state.ema.load_state_dict(weights)
+        for ema in (state.ema, state.ema2):
+            if ema is not None:
+                ema.load_state_dict(weights)
         record: dict[str, Any] = {**state.record, **{k: init_record[k] for k in ("step", "images", "gpu_hours", "wall_s") if k in init_record}}
         record["init"] = {"file": str(path), "step": record["step"], "images": record["images"], "preset": old.preset}
         state.record, state.warm_from = record, int(record["step"])
@@ -495,6 +507,7 @@ class TrainState:
             "model": self.model.state_dict(), "ema": self.ema.state_dict(), "optimizer": self.opt.state_dict(),
             "wall_s": rec["wall_s"], "world_size": rec.get("world_size", 1), "dataset_sha256": rec.get("data"),
             "device": rec.get("device"), "record": rec, "warm_from": self.warm_from,
+            **({"ema2": self.ema2.state_dict()} if self.ema2 is not None else {}),
         })
 
 
@@ -599,6 +612,9 @@ def train_step(state: TrainState, loss_fn: LossFn, batch: TrainBatch, step: int,
     decay = min(state.cfg.ema_decay, (1 + step) / (10 + step))
     with torch.no_grad():
         torch._foreach_lerp_(state.ema_params, state.model_params, 1.0 - decay)
+        if state.ema2_params:
+            decay2 = min(state.cfg.ema_decay2, (1 + step) / (10 + step))
+            torch._foreach_lerp_(state.ema2_params, state.model_params, 1.0 - decay2)
     return loss, parts, grad_norm
 
 
@@ -628,7 +644,8 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
 
     Writes ``out/last.pt`` (full state, for resuming on the same machine), ``out/weights.safetensors``
     (EMA weights in bf16 with config and training record: small enough to commit, for ``--init``
-    and sampling), ``out/log.csv`` and, with ``eval_every``, ``out/eval.csv``.
+    and sampling; with ``cfg.ema_decay2`` also ``out/weights-ema2.safetensors``, the second EMA),
+    ``out/log.csv`` and, with ``eval_every``, ``out/eval.csv``.
 
     Args:
         cfg: the run's configuration (see presets.make_config).
@@ -724,6 +741,9 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
         state.record = current_record(step)
         state.save(ckpt_path)
         save_weights(out / WEIGHTS_FILE, state.ema, cfg, state.record)
+        if state.ema2 is not None:  # its config names its own decay, so --init and sample read it as any EMA
+            save_weights(out / WEIGHTS_EMA2_FILE, state.ema2, replace(cfg, ema_decay=cfg.ema_decay2, ema_decay2=0.0),
+                         state.record)
 
     def out_of_time(step: int) -> bool:
         if max_minutes is None or step % cfg.log_every:

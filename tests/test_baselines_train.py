@@ -82,6 +82,34 @@ def test_checkpoint_round_trip_and_resume_equals_uninterrupted(tmp_path: Path) -
     assert len(losses(tmp_path / "resumed")) == 6
 
 
+def test_second_ema_is_tracked_saved_and_resumed(tmp_path: Path) -> None:
+    """--ema-decay2: a second EMA beside the first, in last.pt and weights-ema2.safetensors (whose
+    config names its decay); a resumed run continues it exactly; at the first EMA's decay it is the first EMA."""
+    from srm_bench.baselines.train import WEIGHTS_EMA2_FILE, load_weights
+
+    cfg = tiny_cfg(ema_decay=0.99, ema_decay2=0.2)  # both past the EMA warm-up (min(d, (1+k)/(10+k))) from step 2
+    train(cfg, tiny_data(), tmp_path / "straight", device="cpu", progress=False)
+    train(with_overrides(cfg, steps=3), tiny_data(), tmp_path / "resumed", device="cpu", progress=False)
+    train(cfg, tiny_data(), tmp_path / "resumed", device="cpu", progress=False)
+    a, b = (load_checkpoint(tmp_path / run / "last.pt") for run in ("straight", "resumed"))
+    assert a["ema2"].keys() == a["ema"].keys()
+    assert all(torch.equal(a["ema2"][k], b["ema2"][k]) for k in a["ema2"])
+    # Decay 0.2 sits closer to the weights than decay 0.99 (the runs moved them).
+    floats = [k for k in a["ema"] if a["ema"][k].is_floating_point()]
+    dist = lambda ema: sum(float((a[ema][k] - a["model"][k]).norm()) for k in floats)  # noqa: E731
+    assert 0 < dist("ema2") < dist("ema")
+    weights, wcfg, record = load_weights(tmp_path / "straight" / WEIGHTS_EMA2_FILE)
+    assert wcfg.ema_decay == 0.2 and wcfg.ema_decay2 == 0.0 and record["step"] == 6
+    torch.testing.assert_close(weights[floats[0]], a["ema2"][floats[0]].float(), rtol=1e-2, atol=1e-2)  # bf16 copy
+    # The same decay twice gives the same EMA, bit for bit; no second EMA by default.
+    train(tiny_cfg(ema_decay=0.99, ema_decay2=0.99), tiny_data(), tmp_path / "same", device="cpu", progress=False)
+    c = load_checkpoint(tmp_path / "same" / "last.pt")
+    assert all(torch.equal(c["ema"][k], c["ema2"][k]) for k in c["ema"])
+    train(tiny_cfg(steps=1), tiny_data(), tmp_path / "none", device="cpu", progress=False)
+    assert "ema2" not in load_checkpoint(tmp_path / "none" / "last.pt")
+    assert not (tmp_path / "none" / WEIGHTS_EMA2_FILE).exists()
+
+
 def test_resume_refuses_a_checkpoint_of_another_preset(tmp_path: Path) -> None:
     train(tiny_cfg(steps=1), tiny_data(), tmp_path, device="cpu", progress=False)
     other = with_overrides(tiny_cfg(steps=2), preset="small")

@@ -15,11 +15,15 @@
 #   3. g16l: `o-g16l`, the shipped SRM `srm-even-pixels` (unet-s-g16-gc, step 30,000, 61.4M images) continued
 #      with `--init` and g16-gc's recipe (batch 2048, lr 8e-4 after a new warm-up, EMA 0.999) to step 100,000
 #      = 204.8M images, the paper's count, with the last 10,000 steps in a linear decay; DDP on all GPUs,
-#      compiled, with --cuda-graph when the check passed (GRAPH=0 turns it off). The count probe after each
-#      call; Table 2 and Figure 6 (lease.sh's EP_JOBS) once it reaches step 100,000.
+#      compiled, with --cuda-graph when the check passed (GRAPH=0 turns it off). A second EMA at the paper's
+#      decay 0.9999 rides along (--ema-decay2; the EMA race of the fourteenth lease's list): it continues
+#      while the host stays warm and starts again from the carried 0.999 EMA on a fresh host. The count probe
+#      of both EMAs after each call; Table 2 and Figure 6 (lease.sh's EP_JOBS, the 0.999 EMA) once the run
+#      reaches step 100,000.
 # Commands (carry [".whl", "runs"]; runs/ empty in call 1, later only o-g16l.safetensors, 6.6 MB):
 #   export T0=$(date +%s); END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28y.sh go
 #   D=<files_at>; cat $D/weights-o-g16l.part-* > runs/o-g16l.safetensors     # after every call
+#   cat $D/weights-o-g16l-ema2.part-* > /work/aside/o-g16l-ema2.safetensors  # the 0.9999 EMA (not carried)
 #   bash benchmarks/device/campaign.sh save runs/o-g16l.safetensors          # after the lease
 # Issue the weights' `cat` and the next call in one tool block: the host is given back 30 s after a
 # call, and a fresh one restarts from the carried EMA weights with a new warm-up.
@@ -53,9 +57,11 @@ g16l() {  # GPUS PORT: o-g16l towards G16L_STOP under DDP over GPUS (a comma lis
   echo "o-g16l from $init, ${extra[*]:-no graph}"
   TASK=even-pixels GPUS=$1 NPROC=$n PORT=$2 BASELINE=srm RUN=o-g16l COMPILE=1 EVAL_EVERY=0 \
     bash benchmarks/device/train.sh unet-s-g16-gc $(mins 75) "$init" \
-    --seed 0 --ema-decay 0.999 --steps $G16L_STOP --cooldown-steps $G16L_COOL "${extra[@]}"
-  [ -e $W/o-g16l/weights.safetensors ] && CUDA_VISIBLE_DEVICES=${1%%,*} timeout $(left) \
-    python $P $W/o-g16l/weights.safetensors -n 1024 --noisy 1 4 16 24 --device cuda
+    --seed 0 --ema-decay 0.999 --ema-decay2 0.9999 --steps $G16L_STOP --cooldown-steps $G16L_COOL "${extra[@]}"
+  local w
+  for w in $W/o-g16l/weights.safetensors $W/o-g16l/weights-ema2.safetensors; do  # EMA 0.999, then 0.9999
+    [ -e $w ] && CUDA_VISIBLE_DEVICES=${1%%,*} timeout $(left) python $P $w -n 1024 --noisy 1 4 16 24 --device cuda
+  done
   return 0
 }
 g16l_job() { ep_job $(latest g16l) $R/ep-g16l "$@"; }

@@ -11,7 +11,7 @@
 # A run folder with last.pt is resumed (INIT is then ignored). With COMPILE=1 a run that
 # fails is started again for the minutes left: eagerly if the compiler failed, else compiled.
 # The log goes to /tmp/runs/RUN/train.log (benchmarks/device/collect.sh tars every run's logs into $OUT);
-# with WEIGHTS=1 the EMA weights come back in <= 15 MB parts:
+# with WEIGHTS=1 the EMA weights come back in <= 15 MB parts (a second EMA as weights-RUN-ema2.part-*):
 #   cat weights-RUN.part-* > weights.safetensors
 source benchmarks/device/setup.sh
 preset=$1; minutes=$2; init=${3:-}; shift 3 || shift $#
@@ -47,5 +47,8 @@ else
 fi
 if [ "${WEIGHTS:-1}" = 1 ] && [ -e $run/weights.safetensors ]; then
   [ $(stat -c %s $run/weights.safetensors) -lt 120000000 ] && split -b 15000000 $run/weights.safetensors $OUT/weights-$name.part-
+  # The second EMA (--ema-decay2), if the run keeps one: cat weights-RUN-ema2.part-* > weights-ema2.safetensors
+  [ -e $run/weights-ema2.safetensors ] && [ $(stat -c %s $run/weights-ema2.safetensors) -lt 120000000 ] \
+    && split -b 15000000 $run/weights-ema2.safetensors $OUT/weights-$name-ema2.part-
 fi
 echo "== $name"; tail -2 $run/log.csv; tail -4 $run/eval.csv 2>/dev/null
