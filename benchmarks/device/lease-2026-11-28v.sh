@@ -21,6 +21,8 @@
 # twelfth lease). Run again in the twenty-first session (2x H200, three calls of END=560, the host kept warm from
 # call 1 to 3): o-epp to step 23,150 = 47.4M images (thirteenth lease). To go on: `bash benchmarks/device/campaign.sh
 # restore o-epp`, then the later-call commands below: 6,850 steps (the cool-down) and the scoring are left.
+# Finished in the twenty-second session (lease x, 4x H200): o-epp to step 30,000 and scored, and PM_JOBS scored in
+# a third call (docs/even-pixels-baselines.md, fourteenth lease; docs/baselines.md, lease x). Next: lease-2026-11-28y.sh.
 #
 #   mkdir -p /work/aside && mv baselines/weights/*.safetensors /work/aside/    # the carry limit; back after
 #   bash benchmarks/device/campaign.sh restore o-s2p o-s2c   # if runs/ lacks them; then runs/ holds only these two
