@@ -290,11 +290,17 @@ def _generate_into(out: Path, task: str, split: str, gen: TaskGenerator, seed: i
                     bar.update(job.stop - job.start)
             except BaseException:  # Ctrl-C, a full disk: stop the workers now, not after their shards
                 procs = list((getattr(ex, "_processes", None) or {}).values())
+                manager = getattr(ex, "_executor_manager_thread", None)
                 for proc in procs:
                     proc.terminate()
                 for proc in procs:
                     proc.join(timeout=10)
                 ex.shutdown(wait=False, cancel_futures=True)
+                if manager is not None:
+                    # Let the pool's manager thread finish closing its wake-up pipe: interpreter exit
+                    # writes to that pipe, and in Python < 3.12 the two can race ("Exception ignored
+                    # ... Bad file descriptor" after the one-line message).
+                    manager.join(timeout=10)
                 for tmp in out.glob(f".{task}-{split}-*.tmp"):  # theirs, half-written (the lock says no one else's)
                     tmp.unlink(missing_ok=True)
                 raise
