@@ -21,5 +21,6 @@ bench 1 $((b / 4)) --compile
 bench 4 $b --compile --cuda-graph
 bench 4 $b --compile
 bench 2 $b --compile --cuda-graph
+bench 2 $b --compile
 bench 1 $b --compile --cuda-graph
 bench 1 $b --compile
