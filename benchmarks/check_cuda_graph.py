@@ -53,6 +53,10 @@ def main() -> None:
             loss, _ = loss_fn(*b.astuple())
             loss.backward()
             plain[name] = (float(loss.detach()), flat_grad(state.model))
+        # Drop the plain steps' autograd graphs: a live one keeps each parameter's AccumulateGrad
+        # node of the default stream, and the capture (on a side stream) then fails with
+        # "operation would make the legacy stream depend on a capturing blocking stream" (lease y).
+        del loss, _
         state.model.zero_grad(set_to_none=True)
         graphed = GraphedGrads(state.model, loss_fn, batches["A"], capture=dev.type == "cuda")
         print(f"{a.task} {a.baseline} {a.preset} batch {a.batch} compile={a.compile} on "

@@ -46,7 +46,7 @@ PY
 }
 race() {  # the throughput rows, in at most END_RACE seconds, and never past the call's END
   local end=$(( $(date +%s) - T0 + ${END_RACE:-330} ))
-  T0=$T0 END=$(( end < ${END:-560} ? end : ${END:-560} )) bash benchmarks/device/graph_race.sh unet-s-g16-gc
+  ONLY=${RACE_ONLY:-} T0=$T0 END=$(( end < ${END:-560} ? end : ${END:-560} )) bash benchmarks/device/graph_race.sh unet-s-g16-gc
 }
 g16l() {  # GPUS PORT: o-g16l towards G16L_STOP under DDP over GPUS (a comma list)
   local n=$(( $(tr -cd , <<< "$1" | wc -c) + 1 )) init extra=()
