@@ -719,6 +719,9 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
     # Checked in _check_options: the template target comes with a stream that has class templates.
     templates = cast(Any, stream).templates() if LossWeights(**cfg.loss).nll_target == "template" else None
     loss_fn = make_loss_fn(cfg, net, dev, templates)
+    # The clock starts before the graph's capture (its compilation and warm-up): --max-minutes and
+    # the recorded wall time and GPU-hours count it, as they count the plain step's compilation.
+    t0 = time.perf_counter()
     graphed = None
     if cfg.cuda_graph:
         if dev.type != "cuda":
@@ -726,7 +729,6 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
         state.model.train()
         graphed = GraphedGrads(state.model, loss_fn, make_batch(start_step), world=world, capture=dev.type == "cuda")
     device_name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
-    t0 = time.perf_counter()
 
     def current_record(step: int) -> dict[str, Any]:
         elapsed = time.perf_counter() - t0
