@@ -252,6 +252,37 @@ def test_graphed_step_matches_the_plain_step() -> None:
     assert all(g is not None and g.untyped_storage().data_ptr() == grads[0].untyped_storage().data_ptr() for g in grads)
 
 
+def test_max_minutes_counts_the_graph_capture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--max-minutes and the recorded wall time start before the CUDA graph's capture, which on a
+    GPU compiles and warms up for minutes (lease y ran two minutes past its budget when they did
+    not). A capture that takes two minutes of a fake clock stops a one-minute run at its first step."""
+    import time as real_time
+
+    import srm_bench.baselines.train as train_mod
+
+    class Clock:
+        offset = 0.0
+
+        def perf_counter(self) -> float:
+            return real_time.perf_counter() + self.offset
+
+        def __getattr__(self, name: str):
+            return getattr(real_time, name)
+
+    clock = Clock()
+
+    class SlowCapture(train_mod.GraphedGrads):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            clock.offset += 120.0
+
+    monkeypatch.setattr(train_mod, "time", clock)
+    monkeypatch.setattr(train_mod, "GraphedGrads", SlowCapture)
+    out = train(tiny_cfg(cuda_graph=True), tiny_data(), tmp_path, device="cpu", progress=False, max_minutes=1.0)
+    assert out["steps"] == 1 and out["wall_s"] >= 120.0
+    assert load_checkpoint(tmp_path / "last.pt")["step"] == 1
+
+
 @pytest.mark.slow
 def test_cuda_graph_allreduce_matches_ddp_gloo(tmp_path: Path) -> None:
     """Without DDP (``--cuda-graph``) the loop's all-reduce of the flat gradient buffer keeps the
