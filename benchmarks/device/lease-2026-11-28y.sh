@@ -20,6 +20,11 @@
 #      while the host stays warm and starts again from the carried 0.999 EMA on a fresh host. The count probe
 #      of both EMAs after each call; Table 2 and Figure 6 (lease.sh's EP_JOBS, the 0.999 EMA) once the run
 #      reaches step 100,000.
+# Status after the fifteenth lease (2026-11-28, docs/even-pixels-baselines.md): the check passed bit
+# for bit on an H200 (CHECK=0 now skips it and trusts the graph); the race has the 1-GPU rows and the
+# 2-GPU graph row (RACE_ONLY='^2 2048 --compile$' or '^4 ' for the rows still missing, RACE=0 none);
+# o-g16l is at step 38,000 (campaign/INDEX.tsv: `bash benchmarks/device/campaign.sh restore o-g16l`).
+# The training call stops at T0 + END - 45 s (DEADLINE in train.sh) so its weights come back.
 # Commands (carry [".whl", "runs"]; runs/ empty in call 1, later only o-g16l.safetensors, 6.6 MB):
 #   export T0=$(date +%s); END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28y.sh go
 #   D=<files_at>; cat $D/weights-o-g16l.part-* > runs/o-g16l.safetensors     # after every call
@@ -55,7 +60,7 @@ g16l() {  # GPUS PORT: o-g16l towards G16L_STOP under DDP over GPUS (a comma lis
   init=$(init_of g16l); [ -n "$init" ] || init=$SHIPPED
   [ "${GRAPH:-1}" = 1 ] && [ -e $R/.done-check ] && extra=(--cuda-graph)
   echo "o-g16l from $init, ${extra[*]:-no graph}"
-  TASK=even-pixels GPUS=$1 NPROC=$n PORT=$2 BASELINE=srm RUN=o-g16l COMPILE=1 EVAL_EVERY=0 \
+  TASK=even-pixels GPUS=$1 NPROC=$n PORT=$2 BASELINE=srm RUN=o-g16l COMPILE=1 EVAL_EVERY=0 DEADLINE=$(( T0 + ${END:-560} - 45 )) \
     bash benchmarks/device/train.sh unet-s-g16-gc $(mins 75) "$init" \
     --seed 0 --ema-decay 0.999 --ema-decay2 0.9999 --steps $G16L_STOP --cooldown-steps $G16L_COOL "${extra[@]}"
   local w
@@ -72,8 +77,9 @@ score_g16l() {  # GPU...: Table 2 and Figure 6 once the run reached its end
 case $1 in
 go)
   g=($(seq 0 $((NGPU - 1))))
-  once check check 0 > $L/check-summary 2>&1 || echo "check failed: o-g16l trains without --cuda-graph" >> $L/check-summary
-  once race race > $L/race 2>&1
+  if [ "${CHECK:-1}" = 0 ]; then mkdir -p $R; touch $R/.done-check  # trusted: it passed bit for bit in lease y
+  else once check check 0 > $L/check-summary 2>&1 || echo "check failed: o-g16l trains without --cuda-graph" >> $L/check-summary; fi
+  [ "${RACE:-1}" = 0 ] || once race race > $L/race 2>&1
   cp $L/check.txt $OUT/check.txt 2>/dev/null
   g16l $(tr ' ' , <<< "${g[*]}") 29500 > $L/g16l 2>&1
   once g16l-score score_g16l ${g[*]} > $L/score 2>&1

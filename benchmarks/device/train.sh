@@ -26,14 +26,19 @@ args=()
 launch=(srm-bench)
 [ "${NPROC:-1}" -gt 1 ] && launch=(torchrun --nproc_per_node "$NPROC" --master_port "${PORT:-29500}" -m srm_bench.cli)
 start=$(date +%s)
+# DEADLINE (epoch seconds, optional): the run is stopped there whatever --max-minutes says, so that
+# the weights of its last checkpoint still come back inside the call (lease y lost a call's weights
+# when the call's limit killed everything).
 go() {
-  "${launch[@]}" -q train --baseline "${BASELINE:-srm}" --task $task --preset $preset -o $run \
+  local guard=()
+  [ -n "${DEADLINE:-}" ] && guard=(timeout $(( DEADLINE - $(date +%s) > 1 ? DEADLINE - $(date +%s) : 1 )))
+  "${guard[@]}" "${launch[@]}" -q train --baseline "${BASELINE:-srm}" --task $task --preset $preset -o $run \
     --eval-every "${EVAL_EVERY:-1000}" --eval-count 64 --eval-splits $splits \
     --eval-budget "${EVAL_BUDGET:-200}" "$@"
 }
 if [ "${COMPILE:-0}" = 1 ]; then
   lines=$( (wc -l < $run/train.log) 2>/dev/null || echo 0)
-  go --max-minutes $minutes --compile "${args[@]}" "$@" >> $run/train.log 2>&1 || {
+  go --max-minutes $minutes --compile "${args[@]}" "$@" >> $run/train.log 2>&1 || [ $? = 124 ] || {
     left=$(python3 -c "print(round($minutes - ($(date +%s) - $start) / 60, 2))")
     # Eager only when the compiler failed; anything else (e.g. a lock held by a run starting
     # beside this one) gets one more compiled try.
