@@ -24,6 +24,8 @@
 # for bit on an H200 (CHECK=0 now skips it and trusts the graph); the race has the 1-GPU rows and the
 # 2-GPU graph row (RACE_ONLY='^2 2048 --compile$' or '^4 ' for the rows still missing, RACE=0 none);
 # o-g16l is at step 38,000 (campaign/INDEX.tsv: `bash benchmarks/device/campaign.sh restore o-g16l`).
+# After the sixteenth lease (three calls on a 4x H200, CHECK=0 RACE=0, 29.4 steps/s): step 71,700, 146.8M
+# images, 3.57 GPU-h; 28,300 steps to go (~16 minutes on four H200s), then the scoring (~3 minutes).
 # The training call stops at T0 + END - 45 s (DEADLINE in train.sh) so its weights come back.
 # Commands (carry [".whl", "runs"]; runs/ empty in call 1, later only o-g16l.safetensors, 6.6 MB):
 #   export T0=$(date +%s); END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28y.sh go
