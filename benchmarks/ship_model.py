@@ -1,0 +1,166 @@
+"""Ship a trained model, or replace a shipped one: copy its weights into ``baselines/weights/``,
+pin their SHA-256 and rewrite its entry of ``models.json`` from the weights' own training record
+and from result files scored with exactly these weights.
+
+Every number of the entry is read, not typed: images, steps and GPU-hours from the record that
+``srm-bench train`` wrote into the weights, and each measured row (split, sampler, NFE, eta,
+accuracy and its 95% interval, Counting's consistency) from a result JSON whose
+``model.training.checkpoint_sha256`` is the weights' hash. A result of other weights is an
+error, so an entry cannot quote a number its weights did not score. Rows keep the order given.
+``tests/test_pretrained.py`` then checks the entry against the results again.
+
+    python benchmarks/ship_model.py srm-even-pixels runs/o-g16l.safetensors \\
+        leaderboard/results/baselines/even-pixels-2026-11-29z/*.json \\
+        --status "..." --card "NVIDIA H200 (...)"
+
+``--status`` is required (a model's status says how it stands against its bar, in words that
+change with the numbers); ``--card`` is kept from the old entry unless given, and required for a
+new one. ``--dry-run`` prints the entry and changes nothing. The weights file keeps the old
+entry's name (so the package's file list does not change) unless ``--file`` names another; an old
+file of another name is removed. models.json is written to a temporary file and renamed.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import os
+import shutil
+import struct
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class ShipError(Exception):
+    """One line for the user: what is wrong and how to fix it."""
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def weights_metadata(path: Path) -> tuple[dict, dict]:
+    """(config, record) from a weights file's safetensors header, read without torch."""
+    try:
+        with open(path, "rb") as f:
+            header = json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))
+        meta = header.get("__metadata__", {})
+        if meta.get("format") != "srm-bench-weights":
+            raise ValueError
+        return json.loads(meta["config"]), json.loads(meta.get("record", "{}"))
+    except FileNotFoundError:
+        raise ShipError(f"{path}: no such weights file") from None
+    except (ValueError, KeyError, struct.error, json.JSONDecodeError):
+        raise ShipError(f"{path}: not a weights file written by 'srm-bench train' (no srm-bench metadata)") from None
+
+
+def measured_row(result_path: Path, weights_sha: str) -> dict:
+    """One ``measured`` row of the catalogue from a result JSON of these weights."""
+    try:
+        res = json.loads(result_path.read_text())
+        model, metrics = res["model"], res["metrics"]
+        got = model["training"]["checkpoint_sha256"]
+        s = model["sampler"]
+        acc = metrics["accuracy"]
+    except FileNotFoundError:
+        raise ShipError(f"{result_path}: no such result file") from None
+    except (KeyError, TypeError, json.JSONDecodeError):
+        raise ShipError(f"{result_path}: not an srm-bench result of a baseline (no model.training or "
+                        "metrics.accuracy)") from None
+    if got != weights_sha:
+        raise ShipError(f"{result_path}: scored with weights {str(got)[:12]}..., not the shipped "
+                        f"{weights_sha[:12]}...; pass only results of these weights")
+    sampler = "parallel" if s["name"] == "parallel" else s["order"] + ("-entropy" if s.get("uncertainty") == "entropy" else "")
+    row: dict = {"split": res["split"], "sampler": sampler}
+    if s.get("overlap"):
+        row["overlap"] = s["overlap"]
+    row.update(nfe=s["steps"], eta=s["eta"], count=acc["n"], accuracy=round(acc["value"], 3),
+               ci95=[round(x, 3) for x in acc["ci95"]])
+    if "consistency" in metrics:
+        con = metrics["consistency"]
+        row.update(consistency=round(con["value"], 3), consistency_ci95=[round(x, 3) for x in con["ci95"]])
+    if s.get("ramp"):
+        row["ramp"] = s["ramp"]
+    if s.get("seed", 0):
+        row["seed"] = s["seed"]
+    row["where"] = f"1x {s.get('device', 'unknown device')}"
+    try:
+        row["result"] = str(result_path.resolve().relative_to(ROOT))
+    except ValueError:
+        raise ShipError(f"{result_path}: outside the repository; commit the results under "
+                        "leaderboard/results/baselines/ first") from None
+    return row
+
+
+def build_entry(name: str, weights: Path, results: list[Path], status: str, card: str | None,
+                file: str | None, old: dict | None, date: str) -> dict:
+    cfg, record = weights_metadata(weights)
+    if not results:
+        raise ShipError("name at least one result file of these weights: a shipped model states what it scores")
+    card = card or (old or {}).get("trained", {}).get("card")
+    if not card:
+        raise ShipError(f"{name} is a new entry: give --card (the GPUs it trained on, e.g. 'NVIDIA H200 (4 GPUs)')")
+    for key in ("images", "step", "gpu_hours"):
+        if key not in record:
+            raise ShipError(f"{weights}: its training record has no {key!r}; ship weights written by 'srm-bench train'")
+    digest = sha256(weights)
+    rows = [measured_row(r, digest) for r in results]
+    file = file or (old or {}).get("file") or f"{cfg['task']}-{cfg['baseline']}-{cfg['preset']}.safetensors"
+    return {"file": file, "sha256": digest, "task": cfg["task"], "baseline": cfg["baseline"],
+            "preset": cfg["preset"], "status": status,
+            "trained": {"images": record["images"], "steps": record["step"],
+                        "gpu_hours": round(record["gpu_hours"], 3), "card": card, "date": date},
+            "measured": rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("name", help="the model's name in 'srm-bench models' (e.g. srm-even-pixels)")
+    ap.add_argument("weights", type=Path, help="bf16 weights written by 'srm-bench train'")
+    ap.add_argument("results", type=Path, nargs="*", help="result JSONs scored with these weights")
+    ap.add_argument("--status", required=True, help="how the model stands against its bar, in words")
+    ap.add_argument("--card", help="the GPUs it trained on (kept from the old entry if not given)")
+    ap.add_argument("--file", help="file name under baselines/weights/ (default: the old entry's)")
+    ap.add_argument("--date", default=dt.datetime.now(dt.timezone.utc).date().isoformat())
+    ap.add_argument("--weights-dir", type=Path, default=ROOT / "baselines" / "weights")
+    ap.add_argument("--dry-run", action="store_true", help="print the entry; change nothing")
+    args = ap.parse_args(argv)
+    catalogue_path = args.weights_dir / "models.json"
+    try:
+        models = json.loads(catalogue_path.read_text())
+        old = models.get(args.name)
+        entry = build_entry(args.name, args.weights, args.results, args.status, args.card, args.file, old, args.date)
+    except ShipError as exc:
+        print(f"ship_model: {exc}", file=sys.stderr)
+        return 1
+    if args.dry_run:
+        print(json.dumps({args.name: entry}, indent=2))
+        return 0
+    target = args.weights_dir / entry["file"]
+    if args.weights.resolve() != target.resolve():
+        tmp = target.with_name(target.name + ".tmp")
+        shutil.copyfile(args.weights, tmp)
+        os.replace(tmp, target)
+    if old and old["file"] != entry["file"] and not any(
+            e["file"] == old["file"] for n, e in models.items() if n != args.name):
+        (args.weights_dir / old["file"]).unlink(missing_ok=True)
+    models[args.name] = entry
+    tmp = catalogue_path.with_name(catalogue_path.name + ".tmp")
+    tmp.write_text(json.dumps(models, indent=2, ensure_ascii=False) + "\n")
+    os.replace(tmp, catalogue_path)
+    size = target.stat().st_size / 1e6
+    print(f"{args.name}: {entry['file']} ({size:.1f} MB, sha256 {entry['sha256'][:12]}...), "
+          f"{entry['trained']['images']:,} images, {len(entry['measured'])} measured rows")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
