@@ -26,6 +26,10 @@
 # o-g16l is at step 38,000 (campaign/INDEX.tsv: `bash benchmarks/device/campaign.sh restore o-g16l`).
 # After the sixteenth lease (three calls on a 4x H200, CHECK=0 RACE=0, 29.4 steps/s): step 71,700, 146.8M
 # images, 3.57 GPU-h; 28,300 steps to go (~16 minutes on four H200s), then the scoring (~3 minutes).
+# Added for the seventeenth lease (twenty-fifth session): once Table 2 is scored, the 0.9999 EMA on its three SRM
+# rows (~1 minute) and the Counting candidates' step times with and without the graph (COUNT_BENCH, ~3 minutes;
+# COUNT_BENCH_ON=0 skips them). Plan: two calls of END=560 (the second issued with the weights' `cat` so the
+# host stays warm), then one of END=budget-60 for the rest, the scoring and these.
 # The training call stops at T0 + END - 45 s (DEADLINE in train.sh) so its weights come back.
 # Commands (carry [".whl", "runs"]; runs/ empty in call 1, later only o-g16l.safetensors, 6.6 MB):
 #   export T0=$(date +%s); END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28y.sh go
@@ -72,6 +76,31 @@ g16l() {  # GPUS PORT: o-g16l towards G16L_STOP under DDP over GPUS (a comma lis
   return 0
 }
 g16l_job() { ep_job $(latest g16l) $R/ep-g16l "$@"; }
+# The 0.9999 EMA on Table 2's three SRM rows, under its own leaderboard name (the EMA race; it lives only on
+# the host that trained, and restarts from the carried 0.999 EMA on a fresh one: the log says since which step)
+EMA2_JOBS=(:predicted@0.95 :random@0.95 :parallel)
+ema2_job() {  # J GPU
+  NAME=srm-unet-unet-s-g16-gc-ema0.9999 GPU=$2 timeout $(left) bash benchmarks/device/eval.sh \
+    $W/o-g16l/weights-ema2.safetensors $R/ep-g16l-ema2 ${EMA2_JOBS[$1]}
+}
+score_ema2() {  # GPU...
+  reached g16l $G16L_STOP || return 1
+  [ -e $W/o-g16l/weights-ema2.safetensors ] || { echo "no 0.9999 EMA on this host: not scored"; return 1; }
+  deal ema2_job ${#EMA2_JOBS[@]} "$@"
+}
+# Counting's next campaign (issue 12: a network chosen by a race): the step time of each candidate with and
+# without --cuda-graph, one GPU each (polygons SRM, batch 256, compiled; rows in $R/count-bench/, returned in
+# runs.tgz). small-s2 is the shipped network (1.9M), small-s2-w twice its width (7.2M), paper the paper's (76.8M).
+COUNT_BENCH=(paper small-s2-w small-s2)
+count_bench() {  # J GPU
+  local p=${COUNT_BENCH[$1]} extra
+  mkdir -p $R/count-bench
+  for extra in --cuda-graph ""; do
+    CUDA_VISIBLE_DEVICES=$2 timeout $(( $(left) - 20 )) python benchmarks/bench_train.py --task counting-polygons \
+      --preset $p --batch 256 --steps 60 --warmup 20 --compile $extra --json $R/count-bench/$p.json 2>&1 \
+      | grep '^{' || echo "failed: $p $extra"
+  done
+}
 score_g16l() {  # GPU...: Table 2 and Figure 6 once the run reached its end
   reached g16l $G16L_STOP || { echo "o-g16l at step $(wstep $(latest g16l)) of $G16L_STOP: not scored"; return 1; }
   deal g16l_job ${#EP_JOBS[@]} "$@"
@@ -85,6 +114,8 @@ go)
   cp $L/check.txt $OUT/check.txt 2>/dev/null
   g16l $(tr ' ' , <<< "${g[*]}") 29500 > $L/g16l 2>&1
   once g16l-score score_g16l ${g[*]} > $L/score 2>&1
+  [ -e $R/.done-g16l-score ] && once g16l-ema2 score_ema2 ${g[*]} > $L/ema2 2>&1
+  [ -e $R/.done-g16l-score ] && [ "${COUNT_BENCH_ON:-1}" = 1 ] && once count-bench deal count_bench ${#COUNT_BENCH[@]} ${g[*]} > $L/count-bench 2>&1
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
 *) echo "usage: $0 go" >&2; exit 2;;
