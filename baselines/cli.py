@@ -86,6 +86,11 @@ def _progress(ctx: click.Context) -> bool:
                    "host's kernel launches (2.4x on one H200 for the 3.3M Even Pixels network at batch 512; "
                    "docs/even-pixels-baselines.md, fifteenth lease). Batches must keep one shape. Without "
                    "CUDA the same step runs uncaptured [off].")
+@click.option("--compile-cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="With --compile: load torch.compile's artifacts from this file (gzip) before compiling when "
+                   "it exists, and write them there after the first step, so that a fresh machine of the same "
+                   "kind and torch skips most of the compilation (the GPU leases carry it between hosts). "
+                   "A file it cannot use is skipped with a warning.")
 @click.option("--bf16/--no-bf16", default=None, help="bf16 autocast on CUDA [on].")
 @click.option("--resume/--no-resume", default=True, show_default=True, help="Continue from OUT/last.pt if present.")
 @click.option("--max-minutes", type=float, default=None, help="Stop (with a checkpoint) after this wall time.")
@@ -96,7 +101,8 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
           sharpness: float | None, sequential_mix: float | None, parallel_mix: float | None, zero_patch_prob: float | None,
           tsampling: str | None, noise_path: str | None, target: str | None, ema_decay: float | None,
           ema_decay2: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
-          train_items: int | None, compile_: bool | None, cuda_graph: bool | None, bf16: bool | None, resume: bool, max_minutes: float | None,
+          train_items: int | None, compile_: bool | None, cuda_graph: bool | None, compile_cache: Path | None,
+          bf16: bool | None, resume: bool, max_minutes: float | None,
           device: str | None, init: Path | None, eval_every: int, eval_count: int, eval_splits: str | None,
           eval_budget: int) -> None:
     """Train the SRM or the DDPM baseline on a task (DDP under torchrun)."""
@@ -146,7 +152,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
     splits = tuple(s.strip() for s in eval_splits.split(",") if s.strip()) if eval_splits else None
     summary = run_train(cfg, data, out, device=device, resume=resume, max_minutes=max_minutes, progress=_progress(ctx),
                         init=init, eval_every=eval_every, eval_count=eval_count, eval_splits=splits,
-                        eval_budget=eval_budget)
+                        eval_budget=eval_budget, compile_cache=compile_cache)
     click.echo(json.dumps(summary))
     import torch.distributed as tdist
 

@@ -636,10 +636,48 @@ def _check_options(cfg: TrainConfig, data: object, splits: tuple[str, ...], eval
                                 f"predicted-order sampler needs one evaluation per patch; pass --eval-budget >= {patches}")
 
 
+def load_compile_cache(path: Path) -> bool:
+    """Hot-load torch.compile's artifacts (its "mega-cache": the graphs, the generated kernels, the
+    autotuning choices) that :func:`save_compile_cache` wrote, so that compiling the same step on a
+    fresh machine reads them instead of generating them. False (with a warning) when the file is
+    unreadable or of another torch: the step then compiles as without it. A missing file is False,
+    silently (the first run writes it)."""
+    import gzip
+
+    if not path.exists():
+        return False
+    try:
+        with gzip.open(path, "rb") as f:
+            info = torch.compiler.load_cache_artifacts(f.read())
+        why = "torch could not read its artifacts" if info is None else ""
+    except Exception as exc:  # not gzip, truncated, or another torch's format
+        why = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+    if why:
+        log.warning("compile cache %s not used (%s); compiling without it", path, why)
+        return False
+    log.info("compile cache %s loaded", path)
+    return True
+
+
+def save_compile_cache(path: Path) -> int:
+    """Write the artifacts of every compilation of this process so far (gzip; atomically), including
+    those read from a loaded cache; the bytes written, 0 when there is nothing to save."""
+    import gzip
+
+    saved = torch.compiler.save_cache_artifacts()
+    if saved is None:
+        return 0
+    tmp = path.with_name(path.name + ".tmp")
+    with gzip.open(tmp, "wb", compresslevel=6) as f:
+        f.write(saved[0])
+    os.replace(tmp, path)
+    return path.stat().st_size
+
+
 def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path, *, device: str | None = None,
           resume: bool = True, max_minutes: float | None = None, progress: bool = True, init: str | Path | None = None,
           eval_every: int = 0, eval_count: int = 64, eval_splits: tuple[str, ...] | None = None,
-          eval_budget: int = 100) -> dict[str, Any]:
+          eval_budget: int = 100, compile_cache: str | Path | None = None) -> dict[str, Any]:
     """Train (or resume, or continue from weights) a baseline.
 
     Writes ``out/last.pt`` (full state, for resuming on the same machine), ``out/weights.safetensors``
@@ -662,6 +700,10 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
         eval_every: every this many steps (and at the end), sample ``eval_count`` items of
             each of ``eval_splits`` with the parallel and predicted-order samplers at
             ``eval_budget`` NFE on rank 0 and log their accuracy in ``out/eval.csv``.
+        compile_cache: with ``cfg.compile``, a file of torch.compile's artifacts: loaded before
+            the first compilation when it exists, and written (rank 0) once the first step (or
+            the graph's capture) has compiled. A fresh machine of the same kind then skips most
+            of the compilation (see :func:`load_compile_cache`).
 
     Returns:
         Summary dict: steps, images, final loss, wall time, GPU-hours, last eval rows; for a
@@ -718,6 +760,11 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
     make_batch = BatchMaker(cfg, dev, rank=rank, local_batch=local_batch, stream=stream, data=train_data)
     # Checked in _check_options: the template target comes with a stream that has class templates.
     templates = cast(Any, stream).templates() if LossWeights(**cfg.loss).nll_target == "template" else None
+    cache_file = Path(compile_cache) if compile_cache is not None and cfg.compile else None
+    if compile_cache is not None and not cfg.compile:
+        log.warning("--compile-cache has no effect without --compile")
+    if cache_file is not None:
+        load_compile_cache(cache_file)
     loss_fn = make_loss_fn(cfg, net, dev, templates)
     # The clock starts before the graph's capture (its compilation and warm-up): --max-minutes and
     # the recorded wall time and GPU-hours count it, as they count the plain step's compilation.
@@ -802,6 +849,9 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
         while step < cfg.steps:
             lr = lr_at(step, cfg, state.warm_from)
             loss, parts, grad_norm = train_step(state, loss_fn, make_batch(step), step, lr, graphed)
+            if cache_file is not None and rank == 0 and step == start_step:  # compiled (or captured) now
+                size = save_compile_cache(cache_file)
+                log.info("compile cache %s written (%d bytes)", cache_file, size)
             step += 1
             bar.update(1)
             if step % cfg.log_every == 0 or step == cfg.steps:

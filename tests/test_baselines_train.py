@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import os
 import subprocess
 import sys
@@ -281,6 +282,55 @@ def test_max_minutes_counts_the_graph_capture(tmp_path: Path, monkeypatch: pytes
     out = train(tiny_cfg(cuda_graph=True), tiny_data(), tmp_path, device="cpu", progress=False, max_minutes=1.0)
     assert out["steps"] == 1 and out["wall_s"] >= 120.0
     assert load_checkpoint(tmp_path / "last.pt")["step"] == 1
+
+
+@pytest.mark.slow
+def test_compile_cache_lets_a_fresh_machine_skip_the_compilation(tmp_path: Path) -> None:
+    """--compile-cache: a run compiles (its graphs missing from an empty compiler cache) and writes
+    the artifacts; a second process with another empty compiler cache, a fresh machine's state,
+    loads the file and finds every graph there (cache hits, no misses). Each in its own process, as
+    torch's compiler keeps in-memory caches."""
+    script = tmp_path / "run.py"
+    script.write_text(textwrap.dedent(f"""
+        import json, sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from test_baselines_train import tiny_cfg, tiny_data
+        from srm_bench.baselines.train import train
+        from torch._dynamo.utils import counters
+        train(tiny_cfg(compile=True), tiny_data(), sys.argv[1], device="cpu", progress=False, compile_cache=sys.argv[2])
+        print(json.dumps(dict(counters["inductor"])))
+    """))
+    cache = tmp_path / "cache.gz"
+    runs = []
+    for i in range(2):
+        env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / f"inductor-{i}")}
+        proc = subprocess.run([sys.executable, str(script), str(tmp_path / f"run-{i}"), str(cache)], env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        if i == 0:
+            assert cache.stat().st_size > 0 and cache.read_bytes()[:2] == b"\x1f\x8b"  # gzip
+    assert runs[0].get("fxgraph_cache_miss", 0) >= 1 and runs[0].get("fxgraph_cache_hit", 0) == 0
+    assert runs[1].get("fxgraph_cache_hit", 0) >= 1 and runs[1].get("fxgraph_cache_miss", 0) == 0
+
+
+def test_an_unusable_compile_cache_is_skipped_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A missing cache is the first run's normal case (no word); a damaged one must not stop the
+    training: one warning, and the step compiles without it."""
+    import gzip
+
+    from srm_bench.baselines.train import load_compile_cache
+
+    assert load_compile_cache(tmp_path / "none.gz") is False and not caplog.records
+    bad = tmp_path / "bad.gz"
+    bad.write_bytes(b"not gzip at all")
+    assert load_compile_cache(bad) is False
+    foreign = tmp_path / "foreign.gz"
+    with gzip.open(foreign, "wb") as f:
+        f.write(b"not torch's artifacts")
+    assert load_compile_cache(foreign) is False
+    ours = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and r.getMessage().startswith("compile cache")]
+    assert len(ours) == 2 and all("not used" in w for w in ours)
 
 
 @pytest.mark.slow

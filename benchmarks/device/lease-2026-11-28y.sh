@@ -30,6 +30,11 @@
 # rows (~1 minute) and the Counting candidates' step times with and without the graph (COUNT_BENCH, ~3 minutes;
 # COUNT_BENCH_ON=0 skips them). Plan: two calls of END=560 (the second issued with the weights' `cat` so the
 # host stays warm), then one of END=budget-60 for the rest, the scoring and these.
+# Also new: train.sh returns torch.compile's artifacts (`train --compile-cache`); carried back, a fresh host
+# skips most of its ~2 minutes of compilation (CPU: 121.6 s -> 66.8 s, benchmarks/bench_compile_cache.py).
+# After every call, with the weights' `cat`: cp $D/compile-cache-o-g16l.gz runs/o-g16l.compile-cache.gz
+# (if tree + .whl + runs/ pass 64 MiB: mkdir -p /work/aside/shipped && mv baselines/weights/*.safetensors
+# /work/aside/shipped/ before the call, and back after the lease; nothing here reads them).
 # The training call stops at T0 + END - 45 s (DEADLINE in train.sh) so its weights come back.
 # Commands (carry [".whl", "runs"]; runs/ empty in call 1, later only o-g16l.safetensors, 6.6 MB):
 #   export T0=$(date +%s); END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28y.sh go

@@ -13,6 +13,9 @@
 # The log goes to /tmp/runs/RUN/train.log (benchmarks/device/collect.sh tars every run's logs into $OUT);
 # with WEIGHTS=1 the EMA weights come back in <= 15 MB parts (a second EMA as weights-RUN-ema2.part-*):
 #   cat weights-RUN.part-* > weights.safetensors
+# With COMPILE=1 torch.compile's artifacts (`train --compile-cache`) are kept in the run folder and come back
+# as $OUT/compile-cache-RUN.gz; carried as runs/RUN.compile-cache.gz, they spare a fresh host most of the
+# compilation (a warm host reads its own cache anyway).
 source benchmarks/device/setup.sh
 preset=$1; minutes=$2; init=${3:-}; shift 3 || shift $#
 task=${TASK:-sudoku}
@@ -23,6 +26,8 @@ mkdir -p $run
 [ -n "${GPUS:-}" ] && export CUDA_VISIBLE_DEVICES=$GPUS
 args=()
 [ -n "$init" ] && [ ! -e $run/last.pt ] && args+=(--init "$init")
+cache=$run/compile-cache.gz
+[ ! -e $cache ] && [ -e runs/$name.compile-cache.gz ] && cp runs/$name.compile-cache.gz $cache
 launch=(srm-bench)
 [ "${NPROC:-1}" -gt 1 ] && launch=(torchrun --nproc_per_node "$NPROC" --master_port "${PORT:-29500}" -m srm_bench.cli)
 start=$(date +%s)
@@ -38,7 +43,7 @@ go() {
 }
 if [ "${COMPILE:-0}" = 1 ]; then
   lines=$( (wc -l < $run/train.log) 2>/dev/null || echo 0)
-  go --max-minutes $minutes --compile "${args[@]}" "$@" >> $run/train.log 2>&1 || [ $? = 124 ] || {
+  go --max-minutes $minutes --compile --compile-cache $cache "${args[@]}" "$@" >> $run/train.log 2>&1 || [ $? = 124 ] || {
     left=$(python3 -c "print(round($minutes - ($(date +%s) - $start) / 60, 2))")
     # Eager only when the compiler failed; anything else (e.g. a lock held by a run starting
     # beside this one) gets one more compiled try.
@@ -46,7 +51,7 @@ if [ "${COMPILE:-0}" = 1 ]; then
     if grep -q -E "torch\._(dynamo|inductor)|InductorError|BackendCompilerFailed" <<< "$failed"; then
       mode=--no-compile; else mode=--compile; fi
     echo "run failed ($(grep -m1 -i error <<< "$failed" | cut -c1-160)); again with $mode for $left minutes" | tee -a $run/train.log
-    go --max-minutes $left $mode "${args[@]}" "$@" >> $run/train.log 2>&1; }
+    go --max-minutes $left $mode --compile-cache $cache "${args[@]}" "$@" >> $run/train.log 2>&1; }
 else
   go --max-minutes $minutes "${args[@]}" "$@" >> $run/train.log 2>&1
 fi
@@ -56,4 +61,5 @@ if [ "${WEIGHTS:-1}" = 1 ] && [ -e $run/weights.safetensors ]; then
   [ -e $run/weights-ema2.safetensors ] && [ $(stat -c %s $run/weights-ema2.safetensors) -lt 120000000 ] \
     && split -b 15000000 $run/weights-ema2.safetensors $OUT/weights-$name-ema2.part-
 fi
+[ -e $cache ] && [ $(stat -c %s $cache) -lt 15000000 ] && cp $cache $OUT/compile-cache-$name.gz
 echo "== $name"; tail -2 $run/log.csv; tail -4 $run/eval.csv 2>/dev/null
