@@ -35,6 +35,10 @@
 # After every call, with the weights' `cat`: cp $D/compile-cache-o-g16l.gz runs/o-g16l.compile-cache.gz
 # (if tree + .whl + runs/ pass 64 MiB: mkdir -p /work/aside/shipped && mv baselines/weights/*.safetensors
 # /work/aside/shipped/ before the call, and back after the lease; nothing here reads them).
+# `ddpm` (once o-g16l is scored): the DDPM o-ddpm from its 61.4M images to the same step 100,000, the graph checked
+# for the DDPM first (~1 minute, GPU 0, once a host), then its parallel row. Restore o-ddpm, carry runs/ holding
+# o-ddpm.safetensors (and o-ddpm.compile-cache.gz), and after each call:
+#   cat $D/weights-o-ddpm.part-* > runs/o-ddpm.safetensors; cp $D/compile-cache-o-ddpm.gz runs/o-ddpm.compile-cache.gz
 # The training call stops at T0 + END - 45 s (DEADLINE in train.sh) so its weights come back.
 # Commands (carry [".whl", "runs"]; runs/ empty in call 1, later only o-g16l.safetensors, 6.6 MB):
 #   export T0=$(date +%s); END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28y.sh go
@@ -50,11 +54,12 @@ L=/tmp/lease-y; rm -rf $L; mkdir -p $L
 G16L_STOP=${G16L_STOP:-100000}; G16L_COOL=${G16L_COOL:-10000}
 SHIPPED=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors
 P=benchmarks/probe_even_pixels_count.py
-check() {  # GPU: the graph's gradients against the plain step's; fails above 0.05
+check() {  # GPU [BASELINE]: the graph's gradients against the plain step's; fails above 0.05
+  local f=$L/check${2:+-$2}.txt
   CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 240 ? $(left) : 240 )) python benchmarks/check_cuda_graph.py \
-    --task even-pixels --preset unet-s-g16-gc --batch 512 --compile > $L/check.txt 2>&1
-  grep -v -i warn $L/check.txt | tail -5
-  python3 - $L/check.txt <<'PY'
+    --task even-pixels --preset unet-s-g16-gc --baseline ${2:-srm} --batch 512 --compile > $f 2>&1
+  grep -v -i warn $f | tail -5
+  python3 - $f <<'PY'
 import re, sys
 d = [float(x) for x in re.findall(r"graph on [AB]: gradient ([0-9.e+-]+)", open(sys.argv[1]).read())]
 sys.exit(0 if len(d) == 3 and max(d) < 0.05 else 1)
@@ -106,6 +111,25 @@ count_bench() {  # J GPU
       | grep '^{' || echo "failed: $p $extra"
   done
 }
+# Table 2's DDPM row at the SRM's images: the DDPM o-ddpm (unet-s-g16-gc, step 30,000, 61.4M images, ninth lease;
+# `campaign.sh restore o-ddpm`) continued with o-g16l's recipe to the same step, under the graph once its check
+# passed for the DDPM (the DDPM draws one level for every patch; checked on the CPU only so far)
+ddpm() {  # GPUS PORT
+  local n=$(( $(tr -cd , <<< "$1" | wc -c) + 1 )) extra=()
+  reached ddpm $G16L_STOP && return 0
+  [ $(left) -ge 150 ] || return 0
+  fresh ddpm || return 1
+  [ "${GRAPH:-1}" = 1 ] && [ -e $R/.done-check-ddpm ] && extra=(--cuda-graph)
+  echo "o-ddpm from $(init_of ddpm), ${extra[*]:-no graph}"
+  TASK=even-pixels GPUS=$1 NPROC=$n PORT=$2 BASELINE=ddpm RUN=o-ddpm COMPILE=1 EVAL_EVERY=0 DEADLINE=$(( T0 + ${END:-560} - 45 )) \
+    bash benchmarks/device/train.sh unet-s-g16-gc $(mins 60) "$(init_of ddpm)" \
+    --seed 0 --ema-decay 0.999 --steps $G16L_STOP --cooldown-steps $G16L_COOL "${extra[@]}"
+  return 0
+}
+score_ddpm() {  # GPU: its one row (parallel sampling) once it reached the end
+  reached ddpm $G16L_STOP || { echo "o-ddpm at step $(wstep $(latest ddpm)) of $G16L_STOP: not scored"; return 1; }
+  GPU=$1 timeout $(left) bash benchmarks/device/eval.sh $(latest ddpm) $R/ep-ddpm :parallel
+}
 score_g16l() {  # GPU...: Table 2 and Figure 6 once the run reached its end
   reached g16l $G16L_STOP || { echo "o-g16l at step $(wstep $(latest g16l)) of $G16L_STOP: not scored"; return 1; }
   deal g16l_job ${#EP_JOBS[@]} "$@"
@@ -123,6 +147,14 @@ go)
   [ -e $R/.done-g16l-score ] && [ "${COUNT_BENCH_ON:-1}" = 1 ] && once count-bench deal count_bench ${#COUNT_BENCH[@]} ${g[*]} > $L/count-bench 2>&1
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
-*) echo "usage: $0 go" >&2; exit 2;;
+ddpm)  # after o-g16l: the DDPM to the same images (~40 minutes of four H200s if it runs at the SRM's rate)
+  g=($(seq 0 $((NGPU - 1))))
+  once check-ddpm check 0 ddpm > $L/check-ddpm-summary 2>&1 || echo "check failed: o-ddpm trains without --cuda-graph" >> $L/check-ddpm-summary
+  cp $L/check-ddpm.txt $OUT/check-ddpm.txt 2>/dev/null
+  ddpm $(tr ' ' , <<< "${g[*]}") 29500 > $L/ddpm 2>&1
+  once ddpm-score score_ddpm 0 > $L/ddpm-score 2>&1
+  grep -h -v -i warn $L/* 2>/dev/null
+  ;;
+*) echo "usage: $0 go|ddpm" >&2; exit 2;;
 esac
 bash benchmarks/device/collect.sh
