@@ -1,0 +1,58 @@
+# Lease z (planned in the twenty-fifth session; not run yet): issue 12's Counting capacity race. Every Counting
+# row of Table 3 stands at the floor with `small-s2` (1.9M parameters, the shipped `srm-counting-stars`), and its
+# samples are round blobs and fragments with no legible digit, its DDPM's too (docs/baselines.md, leases s-x),
+# while the paper's UNet has 76.8M. The issue asks for a network chosen by a short race, so: four runs from scratch
+# on Counting Polygons, one GPU each, compiled, under the CUDA graph (`--cuda-graph`; the check passed bit for bit on
+# the CPU for small-s2, and lease y's count bench times each network with and without it), judged at equal images
+# by the accuracy of their samples during training (`--eval-every 2000`: 64 test images, parallel and predicted
+# order at 256 NFE, eta 0; eval.csv) and by what the samples hold:
+#   GPU 0  o-cr2    small-s2, the control (1.9M; batch 256, lr 4e-4: the recipe of leases o-u)
+#   GPU 1  o-cr2w   small-s2-w, twice the width (7.2M, 14.4 MB: carried with the shipped weights set aside)
+#   GPU 2  o-crp    paper, the paper's UNet (76.8M; lr 2e-4 for batch 256, the paper's 1e-4 at 56 scaled by
+#                   the square root of the batch ratio). Its weights (154 MB) can neither come back nor travel,
+#                   so it trains on one host only: a fresh host starts it again (its curve is one host's;
+#                   PAPER=0 leaves GPU 2 idle instead)
+#   GPU 3  o-cr2wd  the DDPM of small-s2-w: whether capacity lifts the DDPM as well (the paper's DDPM: 0.132)
+# Usage (4-GPU host; 2 GPUs: GPUs 0-1 only). Before call 1:
+#   mkdir -p /work/aside/shipped && mv baselines/weights/*.safetensors /work/aside/shipped/   # carry limit; back after
+#   export T0=$(date +%s); FRESH=1 END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28z.sh go
+#       # carry [".whl", "runs"], runs/ empty; later calls without FRESH=1 (a run without carried weights would
+#       # silently start again), runs/ holding what came back:
+#   D=<files_at>; cat $D/weights-count.tar.part-* | tar xf - -C /tmp/zw && for r in cr2 cr2w cr2wd; do
+#     [ -e /tmp/zw/o-$r/weights.safetensors ] && cp /tmp/zw/o-$r/weights.safetensors runs/o-$r.safetensors; done
+#   for f in $D/compile-cache-*.gz; do n=${f##*/compile-cache-}; cp $f runs/${n%.gz}.compile-cache.gz; done
+#   bash benchmarks/device/campaign.sh save runs/o-cr2.safetensors runs/o-cr2w.safetensors runs/o-cr2wd.safetensors
+# Issue the weights' `cat` and the next call in one tool block (the host is given back 30 s after a call).
+source benchmarks/device/setup.sh
+source benchmarks/device/lease.sh
+R=/tmp/results; W=/tmp/runs
+L=/tmp/lease-z; rm -rf $L; mkdir -p $L
+CR_STOP=${CR_STOP:-60000}  # 15.4M images at batch 256, past the paper's 14M: a race stops by the clock, not here
+crun() {  # GPU RUN PRESET BASELINE LR
+  reached $2 $CR_STOP && return 0
+  [ $(left) -ge 150 ] || return 0
+  [ $2 = crp ] || fresh $2 || return 1  # the paper's run resumes its last.pt on this host, else starts afresh
+  TASK=counting-polygons GPUS=$1 RUN=o-$2 COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=$4 \
+    DEADLINE=$(( T0 + ${END:-560} - 45 )) WEIGHTS=0 bash benchmarks/device/train.sh $3 $(mins 60) "$(init_of $2)" \
+    --seed 0 --batch-size 256 --lr $5 --steps $CR_STOP --cuda-graph
+}
+count_weights() {  # the carried runs' weights in one file set ($OUT holds 8 files); not the paper's (154 MB)
+  local f=$(cd $W 2>/dev/null && for r in cr2 cr2w cr2wd; do ls o-$r/weights.safetensors 2>/dev/null; done)
+  [ -n "$f" ] && ( cd $W && tar cf - $f ) | split -b 15000000 - $OUT/weights-count.tar.part-
+}
+case $1 in
+go)
+  crun 0 cr2 small-s2 srm 4e-4 > $L/cr2 2>&1 &
+  crun 1 cr2w small-s2-w srm 4e-4 > $L/cr2w 2>&1 &
+  if [ $NGPU -ge 4 ]; then
+    [ "${PAPER:-1}" = 1 ] && crun 2 crp paper srm 2e-4 > $L/crp 2>&1 &
+    crun 3 cr2wd small-s2-w ddpm 4e-4 > $L/cr2wd 2>&1 &
+  fi
+  wait
+  count_weights
+  for r in cr2 cr2w crp cr2wd; do [ -e $W/o-$r/eval.csv ] && { echo "== o-$r"; tail -4 $W/o-$r/eval.csv; }; done
+  grep -h -v -i warn $L/* 2>/dev/null | grep -v "^==" | tail -20
+  ;;
+*) echo "usage: $0 go" >&2; exit 2;;
+esac
+bash benchmarks/device/collect.sh
