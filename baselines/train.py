@@ -764,7 +764,12 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
     if compile_cache is not None and not cfg.compile:
         log.warning("--compile-cache has no effect without --compile")
     if cache_file is not None:
-        load_compile_cache(cache_file)
+        # One process a machine writes the artifacts into the compiler's disk caches, which the
+        # others then read like any cache of their own (no two processes writing the same files).
+        if local == 0:
+            load_compile_cache(cache_file)
+        if world > 1:
+            dist.barrier()
     loss_fn = make_loss_fn(cfg, net, dev, templates)
     # The clock starts before the graph's capture (its compilation and warm-up): --max-minutes and
     # the recorded wall time and GPU-hours count it, as they count the plain step's compilation.
