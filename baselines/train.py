@@ -856,7 +856,10 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
             loss, parts, grad_norm = train_step(state, loss_fn, make_batch(step), step, lr, graphed)
             if cache_file is not None and rank == 0 and step == start_step:  # compiled (or captured) now
                 size = save_compile_cache(cache_file)
-                log.info("compile cache %s written (%d bytes)", cache_file, size)
+                if size:
+                    log.info("compile cache %s written (%d bytes)", cache_file, size)
+                else:
+                    log.warning("compile cache %s not written: torch returned no artifacts", cache_file)
             step += 1
             bar.update(1)
             if step % cfg.log_every == 0 or step == cfg.steps:
