@@ -135,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     catalogue_path = args.weights_dir / "models.json"
     try:
+        if not catalogue_path.exists():
+            raise ShipError(f"{catalogue_path}: no catalogue there; --weights-dir names the folder of models.json")
         models = json.loads(catalogue_path.read_text())
         old = models.get(args.name)
         entry = build_entry(args.name, args.weights, args.results, args.status, args.card, args.file, old, args.date)
