@@ -26,7 +26,7 @@
 # o-g16l is at step 38,000 (campaign/INDEX.tsv: `bash benchmarks/device/campaign.sh restore o-g16l`).
 # After the sixteenth lease (three calls on a 4x H200, CHECK=0 RACE=0, 29.4 steps/s): step 71,700, 146.8M
 # images, 3.57 GPU-h; 28,300 steps to go (~16 minutes on four H200s), then the scoring (~3 minutes).
-# Added for the seventeenth lease (twenty-fifth session): once Table 2 is scored, the 0.9999 EMA on its three SRM
+# Added in the twenty-fourth session, for the seventeenth lease: once Table 2 is scored, the 0.9999 EMA on its three SRM
 # rows (~1 minute) and the Counting candidates' step times with and without the graph (COUNT_BENCH, ~3 minutes;
 # COUNT_BENCH_ON=0 skips them). Plan: two calls of END=560 (the second issued with the weights' `cat` so the
 # host stays warm), then one of END=budget-60 for the rest, the scoring and these.
