@@ -91,6 +91,10 @@ def _progress(ctx: click.Context) -> bool:
                    "it exists, and write them there after the first step, so that a fresh machine of the same "
                    "kind and torch skips most of the compilation (the GPU leases carry it between hosts). "
                    "A file it cannot use is skipped with a warning.")
+@click.option("--render-workers", type=click.IntRange(min=1), default=None,
+              help="Counting: processes rendering the training images in the background (the images do not "
+                   "depend on their number). Raise it when the summary's data_wait_s grows, e.g. with several "
+                   "runs on one machine or a fast step [min(4, CPUs)].")
 @click.option("--bf16/--no-bf16", default=None, help="bf16 autocast on CUDA [on].")
 @click.option("--resume/--no-resume", default=True, show_default=True, help="Continue from OUT/last.pt if present.")
 @click.option("--max-minutes", type=float, default=None, help="Stop (with a checkpoint) after this wall time.")
@@ -102,7 +106,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
           tsampling: str | None, noise_path: str | None, target: str | None, ema_decay: float | None,
           ema_decay2: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
           train_items: int | None, compile_: bool | None, cuda_graph: bool | None, compile_cache: Path | None,
-          bf16: bool | None, resume: bool, max_minutes: float | None,
+          render_workers: int | None, bf16: bool | None, resume: bool, max_minutes: float | None,
           device: str | None, init: Path | None, eval_every: int, eval_count: int, eval_splits: str | None,
           eval_budget: int) -> None:
     """Train the SRM or the DDPM baseline on a task (DDP under torchrun)."""
@@ -152,7 +156,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
     splits = tuple(s.strip() for s in eval_splits.split(",") if s.strip()) if eval_splits else None
     summary = run_train(cfg, data, out, device=device, resume=resume, max_minutes=max_minutes, progress=_progress(ctx),
                         init=init, eval_every=eval_every, eval_count=eval_count, eval_splits=splits,
-                        eval_budget=eval_budget, compile_cache=compile_cache)
+                        eval_budget=eval_budget, compile_cache=compile_cache, render_workers=render_workers)
     click.echo(json.dumps(summary))
     import torch.distributed as tdist
 

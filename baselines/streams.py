@@ -412,16 +412,23 @@ STREAMS: dict[str, type[Stream]] = {"sudoku": SudokuStream, "even-pixels": EvenP
                                     "counting-polygons": CountingPolygonsStream, "counting-stars": CountingStarsStream}
 
 
-def make_stream(task: str, device: str | torch.device, *, batch: int | None = None) -> Stream:
+def make_stream(task: str, device: str | torch.device, *, batch: int | None = None,
+                workers: int | None = None) -> Stream:
     """The device stream of a task (a counting stream starts its render workers at once;
-    ``batch``, the global batch, sets how many draws its banks serve: :func:`bank_refresh`).
+    ``batch``, the global batch, sets how many draws its banks serve: :func:`bank_refresh`;
+    ``workers``, its render processes [min(4, CPUs)]; the images do not depend on it).
 
     Raises:
-        SrmBenchError: the task has no device stream (train on a generated split with --data).
+        SrmBenchError: the task has no device stream (train on a generated split with --data),
+            or ``workers`` for a task whose stream renders nothing on the CPU.
     """
     if task not in STREAMS:
         raise SrmBenchError(f"{task} has no on-device data stream; generate a train split and pass --data DIR")
     cls = STREAMS[task]
-    if batch is not None and issubclass(cls, CountingStream):
-        return cls(device, batch=batch)
-    return cls(device)
+    if not issubclass(cls, CountingStream):
+        if workers is not None:
+            raise SrmBenchError(f"--render-workers applies to the Counting tasks, whose images are rendered on the "
+                                f"CPU; {task}'s are drawn on the device")
+        return cls(device)
+    kw: dict[str, Any] = {} if batch is None else {"batch": batch}
+    return cls(device, workers=workers, **kw)

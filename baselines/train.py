@@ -677,7 +677,8 @@ def save_compile_cache(path: Path) -> int:
 def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path, *, device: str | None = None,
           resume: bool = True, max_minutes: float | None = None, progress: bool = True, init: str | Path | None = None,
           eval_every: int = 0, eval_count: int = 64, eval_splits: tuple[str, ...] | None = None,
-          eval_budget: int = 100, compile_cache: str | Path | None = None) -> dict[str, Any]:
+          eval_budget: int = 100, compile_cache: str | Path | None = None,
+          render_workers: int | None = None) -> dict[str, Any]:
     """Train (or resume, or continue from weights) a baseline.
 
     Writes ``out/last.pt`` (full state, for resuming on the same machine), ``out/weights.safetensors``
@@ -704,6 +705,8 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
             the first compilation when it exists, and written (rank 0) once the first step (or
             the graph's capture) has compiled. A fresh machine of the same kind then skips most
             of the compilation (see :func:`load_compile_cache`).
+        render_workers: Counting's stream: the processes that render its images in the
+            background [min(4, CPUs)]; the images are the same whatever their number.
 
     Returns:
         Summary dict: steps, images, final loss, wall time, GPU-hours, last eval rows; for a
@@ -723,6 +726,8 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
         raise SrmBenchError(f"batch size {cfg.batch_size} is not divisible by the {world} processes")
     local_batch = cfg.batch_size // world
     splits = tuple(eval_splits) if eval_splits else default_eval_splits(cfg.task)
+    if render_workers is not None and data is not None:
+        raise SrmBenchError("--render-workers applies to the device stream; leave it out with --data")
     _check_options(cfg, data, splits, eval_every, eval_budget)
     out = Path(out)
     ckpt_path = out / "last.pt"
@@ -730,7 +735,7 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
     # Data: a device stream or a generated split.
     stream = train_data = None
     if data is None:
-        stream = make_stream(cfg.task, dev, batch=cfg.batch_size)
+        stream = make_stream(cfg.task, dev, batch=cfg.batch_size, workers=render_workers)
         data_sha = f"stream:{cfg.task}"
     else:
         train_data = data if isinstance(data, TrainData) else load_train_data(data, cfg)

@@ -142,6 +142,36 @@ def test_make_stream_knows_the_counting_tasks() -> None:
     assert not multiprocessing.active_children()
 
 
+def test_make_stream_takes_the_render_workers_of_counting_only() -> None:
+    """``train --render-workers``: the Counting stream starts that many render processes; a task
+    drawn on the device has none to set, and says so."""
+    s = make_stream("counting-polygons", "cpu", batch=256, workers=3)  # not the default on a 2-core machine
+    try:
+        assert s.workers == 3 and s.refresh == 66
+    finally:
+        s.close()
+    with pytest.raises(SrmBenchError, match="render-workers applies to the Counting tasks"):
+        make_stream("even-pixels", "cpu", workers=2)
+    assert not multiprocessing.active_children()
+
+
+def test_train_hands_its_render_workers_to_the_stream(tmp_path, monkeypatch) -> None:
+    import srm_bench.baselines.train as train_mod
+    from srm_bench.baselines.presets import make_config
+
+    seen = {}
+
+    def fake_stream(task, device, **kw):
+        seen.update(kw)
+        raise SrmBenchError("stop here")
+
+    monkeypatch.setattr(train_mod, "make_stream", fake_stream)
+    with pytest.raises(SrmBenchError, match="stop here"):
+        train_mod.train(make_config("counting-polygons", "srm", "tiny"), None, tmp_path / "run", device="cpu",
+                        progress=False, render_workers=5)
+    assert seen["workers"] == 5
+
+
 def test_a_bank_serves_fewer_draws_at_a_larger_batch() -> None:
     """An image is drawn ~4.1 times while its bank is live, whatever the (global) batch: the
     paper's 56 keeps 300 draws a bank, the Counting campaign's 256 gets 66."""

@@ -5,7 +5,10 @@
 # on Counting Polygons, one GPU each, compiled, under the CUDA graph (`--cuda-graph`; the check passed bit for bit on
 # the CPU for small-s2, and lease y's count bench times each network with and without it), judged at equal images
 # by the accuracy of their samples during training (`--eval-every 2000`: 64 test images, parallel and predicted
-# order at 256 NFE, eta 0; eval.csv) and by what the samples hold:
+# order at 256 NFE, eta 0; eval.csv) and by what the samples hold. Each run renders its images with RENDER (12)
+# processes of the host's 64 cores (`--render-workers`; the default 4 fed ~4k images/s a run in lease q with
+# ~2 s of waiting a call, and each image is drawn ~4.1 times, so ~12k images/s a run at most: the graph may
+# outrun it; the summary's data_wait_s says):
 #   GPU 0  o-cr2    small-s2, the control (1.9M; batch 256, lr 4e-4: the recipe of leases o-u)
 #   GPU 1  o-cr2w   small-s2-w, twice the width (7.2M, 14.4 MB: carried with the shipped weights set aside)
 #   GPU 2  o-crp    paper, the paper's UNet (76.8M; lr 2e-4 for batch 256, the paper's 1e-4 at 56 scaled by
@@ -34,7 +37,7 @@ crun() {  # GPU RUN PRESET BASELINE LR
   [ $2 = crp ] || fresh $2 || return 1  # the paper's run resumes its last.pt on this host, else starts afresh
   TASK=counting-polygons GPUS=$1 RUN=o-$2 COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=$4 \
     DEADLINE=$(( T0 + ${END:-560} - 45 )) WEIGHTS=0 bash benchmarks/device/train.sh $3 $(mins 60) "$(init_of $2)" \
-    --seed 0 --batch-size 256 --lr $5 --steps $CR_STOP --cuda-graph
+    --seed 0 --batch-size 256 --lr $5 --steps $CR_STOP --cuda-graph --render-workers ${RENDER:-12}
 }
 count_weights() {  # the carried runs' weights in one file set ($OUT holds 8 files); not the paper's (154 MB)
   local f=$(cd $W 2>/dev/null && for r in cr2 cr2w cr2wd; do ls o-$r/weights.safetensors 2>/dev/null; done)
