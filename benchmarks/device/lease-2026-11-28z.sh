@@ -6,7 +6,7 @@
 # the CPU for small-s2, and lease y's count bench times each network with and without it), judged at equal images
 # by the accuracy of their samples during training (`--eval-every 2000`: 64 test images, parallel and predicted
 # order at 256 NFE, eta 0; eval.csv) and by what the samples hold. Each run renders its images with RENDER (12)
-# processes of the host's 64 cores (`--render-workers`; the default 4 fed ~4k images/s a run in lease q with
+# processes of the host's 64 cores (`--render-workers`; the default 4 fed 3-4k images/s a run in lease s with
 # ~2 s of waiting a call, and each image is drawn ~4.1 times, so ~12k images/s a run at most: the graph may
 # outrun it; the summary's data_wait_s says):
 #   GPU 0  o-cr2    small-s2, the control (1.9M; batch 256, lr 4e-4: the recipe of leases o-u)
