@@ -23,7 +23,8 @@
 #       # silently start again), runs/ holding what came back:
 #   D=<files_at>; cat $D/weights-count.tar.part-* | tar xf - -C /tmp/zw && for r in cr2 cr2w cr2wd; do
 #     [ -e /tmp/zw/o-$r/weights.safetensors ] && cp /tmp/zw/o-$r/weights.safetensors runs/o-$r.safetensors; done
-#   for f in $D/compile-cache-*.gz; do n=${f##*/compile-cache-}; cp $f runs/${n%.gz}.compile-cache.gz; done
+#   mkdir -p /tmp/zc && tar xf $D/compile-caches.tar -C /tmp/zc && for f in /tmp/zc/compile-cache-*.gz; do
+#     n=${f##*/compile-cache-}; cp $f runs/${n%.gz}.compile-cache.gz; done
 #   bash benchmarks/device/campaign.sh save runs/o-cr2.safetensors runs/o-cr2w.safetensors runs/o-cr2wd.safetensors
 # Issue the weights' `cat` and the next call in one tool block (the host is given back 30 s after a call).
 source benchmarks/device/setup.sh
@@ -53,6 +54,8 @@ go)
   fi
   wait
   count_weights
+  # the runs' compile caches (train.sh puts one a run in $OUT) as one file: $OUT holds 8 files
+  ( cd $OUT && ls compile-cache-*.gz > /dev/null 2>&1 && tar cf compile-caches.tar compile-cache-*.gz && rm compile-cache-*.gz )
   for r in cr2 cr2w crp cr2wd; do [ -e $W/o-$r/eval.csv ] && { echo "== o-$r"; tail -4 $W/o-$r/eval.csv; }; done
   grep -h -v -i warn $L/* 2>/dev/null | grep -v "^==" | tail -20
   ;;
