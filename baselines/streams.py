@@ -430,5 +430,5 @@ def make_stream(task: str, device: str | torch.device, *, batch: int | None = No
             raise SrmBenchError(f"--render-workers applies to the Counting tasks, whose images are rendered on the "
                                 f"CPU; {task}'s are drawn on the device")
         return cls(device)
-    kw: dict[str, Any] = {} if batch is None else {"batch": batch}
-    return cls(device, workers=workers, **kw)
+    kw: dict[str, Any] = {k: v for k, v in (("batch", batch), ("workers", workers)) if v is not None}
+    return cls(device, **kw)
