@@ -12,7 +12,9 @@ benchmarks/results/train-throughput.json): device, gpus, preset, task, batch, im
 step_ms, mfu (model FLOPs of forward + backward, counted by torch's FlopCounterMode, over
 the card's dense bf16 peak), peak_gib and data ("gpu": fresh data drawn on the device;
 "files": a generated train split gathered on the host, the path every step took before),
-compile and cuda_graph (``--cuda-graph``: the step's forward and backward replayed as one CUDA graph).
+compile and cuda_graph (``--cuda-graph``: the step's forward and backward replayed as one CUDA graph);
+Counting rows add data_wait_s (the seconds the loop waited on its background rendering, warm-up
+included) and render_workers (``--render-workers``; None: the default).
 """
 from __future__ import annotations
 
@@ -64,6 +66,8 @@ def main() -> None:
     ap.add_argument("--no-optimize-ddp", action="store_true",
                     help="with --compile under DDP: compile one graph instead of one per gradient bucket "
                          "(torch._dynamo.config.optimize_ddp = False)")
+    ap.add_argument("--render-workers", type=int, default=None,
+                    help="Counting: the stream's render processes (`srm-bench train --render-workers`) [min(4, CPUs)]")
     ap.add_argument("--json", default=str(Path(__file__).parent / "results" / "train-throughput.json"))
     args = ap.parse_args()
     if args.no_optimize_ddp:
@@ -95,7 +99,8 @@ def main() -> None:
         if device.type == "cuda":
             torch.cuda.reset_peak_memory_stats(device)
         with tempfile.TemporaryDirectory() as tmp:
-            train(cfg, source, tmp, device=str(device), resume=False, progress=False)
+            summary = train(cfg, source, tmp, device=str(device), resume=False, progress=False,
+                            render_workers=args.render_workers if source is None else None)
             if rank != 0:  # only rank 0 writes the log
                 continue
             with open(Path(tmp) / "log.csv") as f:
@@ -108,6 +113,8 @@ def main() -> None:
                "data": data, "compile": bool(args.compile), "cuda_graph": bool(args.cuda_graph),
                "optimize_ddp": not args.no_optimize_ddp,
                "params": sum(p.numel() for p in build_model(cfg.arch, cfg.model).parameters())}
+        if "data_wait_s" in summary:  # Counting's background rendering: seconds the loop waited on it
+            row.update(data_wait_s=summary["data_wait_s"], render_workers=args.render_workers)
         print(json.dumps(row), flush=True)
         rows.append(row)
     if rank == 0:

@@ -99,15 +99,17 @@ score_ema2() {  # GPU...
   deal ema2_job ${#EMA2_JOBS[@]} "$@"
 }
 # Counting's next campaign (issue 12: a network chosen by a race): the step time of each candidate with and
-# without --cuda-graph, one GPU each (polygons SRM, batch 256, compiled; rows in $R/count-bench/, returned in
-# runs.tgz). small-s2 is the shipped network (1.9M), small-s2-w twice its width (7.2M), paper the paper's (76.8M).
+# without --cuda-graph, one GPU each (polygons SRM, batch 256, compiled, 200 steps: three bank switches of the
+# background rendering with 12 processes as in lease z, whose waits the rows' data_wait_s gives; rows in
+# $R/count-bench/, returned in runs.tgz). small-s2 is the shipped network (1.9M), small-s2-w twice its width (7.2M), paper the paper's (76.8M).
 COUNT_BENCH=(paper small-s2-w small-s2)
 count_bench() {  # J GPU
   local p=${COUNT_BENCH[$1]} extra
   mkdir -p $R/count-bench
   for extra in --cuda-graph ""; do
     CUDA_VISIBLE_DEVICES=$2 timeout $(( $(left) - 20 )) python benchmarks/bench_train.py --task counting-polygons \
-      --preset $p --batch 256 --steps 60 --warmup 20 --compile $extra --json $R/count-bench/$p.json 2>&1 \
+      --preset $p --batch 256 --steps 200 --warmup 20 --compile $extra --render-workers 12 \
+      --json $R/count-bench/$p.json 2>&1 \
       | grep '^{' || echo "failed: $p $extra"
   done
 }
