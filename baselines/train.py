@@ -664,13 +664,13 @@ def save_compile_cache(path: Path) -> int:
     those read from a loaded cache; the bytes written, 0 when there is nothing to save."""
     import gzip
 
+    from srm_bench.io import atomic_output
+
     saved = torch.compiler.save_cache_artifacts()
     if saved is None:
         return 0
-    tmp = path.with_name(path.name + ".tmp")
-    with gzip.open(tmp, "wb", compresslevel=6) as f:
+    with atomic_output(path) as tmp, gzip.open(tmp, "wb", compresslevel=6) as f:
         f.write(saved[0])
-    os.replace(tmp, path)
     return path.stat().st_size
 
 

@@ -17,19 +17,20 @@ error, so an entry cannot quote a number its weights did not score. Rows keep th
 change with the numbers); ``--card`` is kept from the old entry unless given, and required for a
 new one. ``--dry-run`` prints the entry and changes nothing. The weights file keeps the old
 entry's name (so the package's file list does not change) unless ``--file`` names another; an old
-file of another name is removed. models.json is written to a temporary file and renamed.
+file of another name is removed. Files are written atomically (``srm_bench.io``).
 """
 from __future__ import annotations
 
 import argparse
 import datetime as dt
-import hashlib
 import json
-import os
 import shutil
-import struct
 import sys
 from pathlib import Path
+
+from safetensors import safe_open
+
+from srm_bench.io import atomic_output, file_sha256, write_json_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,26 +39,17 @@ class ShipError(Exception):
     """One line for the user: what is wrong and how to fix it."""
 
 
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def weights_metadata(path: Path) -> tuple[dict, dict]:
-    """(config, record) from a weights file's safetensors header, read without torch."""
+    """(config, record) from a weights file's safetensors metadata (no tensor is read)."""
+    if not path.exists():
+        raise ShipError(f"{path}: no such weights file")
     try:
-        with open(path, "rb") as f:
-            header = json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))
-        meta = header.get("__metadata__", {})
+        with safe_open(str(path), framework="numpy") as f:
+            meta = f.metadata() or {}
         if meta.get("format") != "srm-bench-weights":
             raise ValueError
         return json.loads(meta["config"]), json.loads(meta.get("record", "{}"))
-    except FileNotFoundError:
-        raise ShipError(f"{path}: no such weights file") from None
-    except (ValueError, KeyError, struct.error, json.JSONDecodeError):
+    except Exception:  # safetensors raises several kinds for a file that is not one of its own
         raise ShipError(f"{path}: not a weights file written by 'srm-bench train' (no srm-bench metadata)") from None
 
 
@@ -110,7 +102,7 @@ def build_entry(name: str, weights: Path, results: list[Path], status: str, card
     for key in ("images", "step", "gpu_hours"):
         if key not in record:
             raise ShipError(f"{weights}: its training record has no {key!r}; ship weights written by 'srm-bench train'")
-    digest = sha256(weights)
+    digest = file_sha256(weights)
     rows = [measured_row(r, digest) for r in results]
     file = file or (old or {}).get("file") or f"{cfg['task']}-{cfg['baseline']}-{cfg['preset']}.safetensors"
     return {"file": file, "sha256": digest, "task": cfg["task"], "baseline": cfg["baseline"],
@@ -148,16 +140,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     target = args.weights_dir / entry["file"]
     if args.weights.resolve() != target.resolve():
-        tmp = target.with_name(target.name + ".tmp")
-        shutil.copyfile(args.weights, tmp)
-        os.replace(tmp, target)
+        with atomic_output(target) as tmp:
+            shutil.copyfile(args.weights, tmp)
     if old and old["file"] != entry["file"] and not any(
             e["file"] == old["file"] for n, e in models.items() if n != args.name):
         (args.weights_dir / old["file"]).unlink(missing_ok=True)
     models[args.name] = entry
-    tmp = catalogue_path.with_name(catalogue_path.name + ".tmp")
-    tmp.write_text(json.dumps(models, indent=2, ensure_ascii=False) + "\n")
-    os.replace(tmp, catalogue_path)
+    write_json_atomic(catalogue_path, models)
     size = target.stat().st_size / 1e6
     print(f"{args.name}: {entry['file']} ({size:.1f} MB, sha256 {entry['sha256'][:12]}...), "
           f"{entry['trained']['images']:,} images, {len(entry['measured'])} measured rows")
