@@ -32,13 +32,13 @@
 # host stays warm), then one of END=budget-60 for the rest, the scoring and these.
 # Also new: train.sh returns torch.compile's artifacts (`train --compile-cache`); carried back, a fresh host
 # skips most of its ~2 minutes of compilation (CPU: 121.6 s -> 66.8 s, benchmarks/bench_compile_cache.py).
-# After every call, with the weights' `cat`: cp $D/compile-cache-o-g16l.gz runs/o-g16l.compile-cache.gz
+# After every call, with the weights' `cat`: cat $D/compile-cache-o-g16l.part-* > runs/o-g16l.compile-cache.gz
 # (if tree + .whl + runs/ pass 64 MiB: mkdir -p /work/aside/shipped && mv baselines/weights/*.safetensors
 # /work/aside/shipped/ before the call, and back after the lease; nothing here reads them).
 # `ddpm` (once o-g16l is scored): the DDPM o-ddpm from its 61.4M images to the same step 100,000, the graph checked
 # for the DDPM first (~1 minute, GPU 0, once a host), then its parallel row. Restore o-ddpm, carry runs/ holding
 # o-ddpm.safetensors (and o-ddpm.compile-cache.gz), and after each call:
-#   cat $D/weights-o-ddpm.part-* > runs/o-ddpm.safetensors; cp $D/compile-cache-o-ddpm.gz runs/o-ddpm.compile-cache.gz
+#   cat $D/weights-o-ddpm.part-* > runs/o-ddpm.safetensors; cat $D/compile-cache-o-ddpm.part-* > runs/o-ddpm.compile-cache.gz
 # The training call stops at T0 + END - 45 s (DEADLINE in train.sh) so its weights come back.
 # Commands (carry [".whl", "runs"]; runs/ empty in call 1, later only o-g16l.safetensors, 6.6 MB):
 #   export T0=$(date +%s); END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28y.sh go

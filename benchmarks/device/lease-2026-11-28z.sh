@@ -23,8 +23,9 @@
 #       # silently start again), runs/ holding what came back:
 #   D=<files_at>; cat $D/weights-count.tar.part-* | tar xf - -C /tmp/zw && for r in cr2 cr2w cr2wd; do
 #     [ -e /tmp/zw/o-$r/weights.safetensors ] && cp /tmp/zw/o-$r/weights.safetensors runs/o-$r.safetensors; done
-#   mkdir -p /tmp/zc && tar xf $D/compile-caches.tar -C /tmp/zc && for f in /tmp/zc/compile-cache-*.gz; do
-#     n=${f##*/compile-cache-}; cp $f runs/${n%.gz}.compile-cache.gz; done
+#   mkdir -p /tmp/zc && cat $D/compile-caches.tar.part-* | tar xf - -C /tmp/zc && for r in cr2 cr2w cr2wd; do
+#     [ -e /tmp/zc/o-$r/compile-cache.gz ] && cp /tmp/zc/o-$r/compile-cache.gz runs/o-$r.compile-cache.gz; done
+#   (only while tree + .whl + runs/ stay under 64 MiB: `du -sh runs`; a GPU's caches may be tens of MB)
 #   bash benchmarks/device/campaign.sh save runs/o-cr2.safetensors runs/o-cr2w.safetensors runs/o-cr2wd.safetensors
 # Issue the weights' `cat` and the next call in one tool block (the host is given back 30 s after a call).
 source benchmarks/device/setup.sh
@@ -37,12 +38,21 @@ crun() {  # GPU RUN PRESET BASELINE LR
   [ $(left) -ge 150 ] || return 0
   [ $2 = crp ] || fresh $2 || return 1  # the paper's run resumes its last.pt on this host, else starts afresh
   TASK=counting-polygons GPUS=$1 RUN=o-$2 COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=$4 \
-    DEADLINE=$(( T0 + ${END:-560} - 45 )) WEIGHTS=0 bash benchmarks/device/train.sh $3 $(mins 60) "$(init_of $2)" \
+    DEADLINE=$(( T0 + ${END:-560} - 45 )) WEIGHTS=0 CACHE_OUT=0 bash benchmarks/device/train.sh $3 $(mins 60) "$(init_of $2)" \
     --seed 0 --batch-size 256 --lr $5 --steps $CR_STOP --cuda-graph --render-workers ${RENDER:-12}
 }
 count_weights() {  # the carried runs' weights in one file set ($OUT holds 8 files); not the paper's (154 MB)
   local f=$(cd $W 2>/dev/null && for r in cr2 cr2w cr2wd; do ls o-$r/weights.safetensors 2>/dev/null; done)
   [ -n "$f" ] && ( cd $W && tar cf - $f ) | split -b 15000000 - $OUT/weights-count.tar.part-
+}
+count_caches() {  # the carried runs' compile caches, in the files $OUT has left (runs.tgz comes last)
+  local f=$(cd $W 2>/dev/null && for r in cr2 cr2w cr2wd; do ls o-$r/compile-cache.gz 2>/dev/null; done) size
+  [ -n "$f" ] || return 0
+  size=$(cd $W && du -cb $f | tail -1 | cut -f1)
+  if [ $(( (size + 14999999) / 15000000 )) -le $(( 7 - $(ls $OUT | wc -l) )) ]; then
+    ( cd $W && tar cf - $f ) | split -b 15000000 - $OUT/compile-caches.tar.part-
+    echo "compile caches: $size bytes, returned as compile-caches.tar.part-*"
+  else echo "compile caches: $size bytes, no room left in \$OUT: not returned"; fi
 }
 case $1 in
 go)
@@ -54,8 +64,7 @@ go)
   fi
   wait
   count_weights
-  # the runs' compile caches (train.sh puts one a run in $OUT) as one file: $OUT holds 8 files
-  ( cd $OUT && ls compile-cache-*.gz > /dev/null 2>&1 && tar cf compile-caches.tar compile-cache-*.gz && rm compile-cache-*.gz )
+  count_caches
   for r in cr2 cr2w crp cr2wd; do [ -e $W/o-$r/eval.csv ] && { echo "== o-$r"; tail -4 $W/o-$r/eval.csv; }; done
   grep -h -v -i warn $L/* 2>/dev/null | grep -v "^==" | tail -20
   ;;

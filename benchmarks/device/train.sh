@@ -14,7 +14,7 @@
 # with WEIGHTS=1 the EMA weights come back in <= 15 MB parts (a second EMA as weights-RUN-ema2.part-*):
 #   cat weights-RUN.part-* > weights.safetensors
 # With COMPILE=1 torch.compile's artifacts (`train --compile-cache`) are kept in the run folder and come back
-# as $OUT/compile-cache-RUN.gz; carried as runs/RUN.compile-cache.gz, they spare a fresh host most of the
+# as $OUT/compile-cache-RUN.part-*; joined and carried as runs/RUN.compile-cache.gz, they spare a fresh host most of the
 # compilation (a warm host reads its own cache anyway).
 source benchmarks/device/setup.sh
 preset=$1; minutes=$2; init=${3:-}; shift 3 || shift $#
@@ -61,5 +61,13 @@ if [ "${WEIGHTS:-1}" = 1 ] && [ -e $run/weights.safetensors ]; then
   [ -e $run/weights-ema2.safetensors ] && [ $(stat -c %s $run/weights-ema2.safetensors) -lt 120000000 ] \
     && split -b 15000000 $run/weights-ema2.safetensors $OUT/weights-$name-ema2.part-
 fi
-[ -e $cache ] && [ $(stat -c %s $cache) -lt 15000000 ] && cp $cache $OUT/compile-cache-$name.gz
+# The artifacts of a GPU compile can pass $OUT's 16 MB a file (lease y's third part returned none):
+# in parts, like the weights (cat compile-cache-RUN.part-* > runs/RUN.compile-cache.gz), up to 45 MB.
+# CACHE_OUT=0 leaves it in the run folder (for a lease that returns several runs' caches itself).
+if [ "${CACHE_OUT:-1}" = 1 ] && [ -e $cache ]; then
+  size=$(stat -c %s $cache)
+  if [ $size -le 45000000 ]; then split -b 15000000 $cache $OUT/compile-cache-$name.part-
+    echo "compile cache: $size bytes, returned as compile-cache-$name.part-*"
+  else echo "compile cache: $size bytes, too large to return (45 MB at most)"; fi
+fi
 echo "== $name"; tail -2 $run/log.csv; tail -4 $run/eval.csv 2>/dev/null
