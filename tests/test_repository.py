@@ -71,7 +71,7 @@ def test_campaign_weights_live_in_the_history_and_come_back_checked(tmp_path: Pa
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "start")
     (repo / "runs").mkdir()
-    record = {"step": 11800, "images": 24166400, "gpu_hours": 0.43}
+    record = {"step": 11800, "images": 24166400, "gpu_hours": 0.43, "init": {"step": 9000}}
     save_file({"w": torch.arange(6, dtype=torch.float32)}, str(repo / "runs/o-srm.safetensors"),
               metadata={"record": json.dumps(record)})
     original = (repo / "runs/o-srm.safetensors").read_bytes()
@@ -79,6 +79,9 @@ def test_campaign_weights_live_in_the_history_and_come_back_checked(tmp_path: Pa
     rec = subprocess.run([*script, "record", "runs/o-srm.safetensors"], cwd=repo, capture_output=True, text=True,
                          check=True).stdout
     assert rec == "11800\t24166400\t0.43\n"  # what the lease scripts read a run's step from
+    fields = subprocess.run([*script, "record", "runs/o-srm.safetensors", "init.step", "step", "init.file"], cwd=repo,
+                            capture_output=True, text=True, check=True).stdout
+    assert fields == "9000\t11800\t\n"  # the fields asked for, in order; "" for one the record lacks
     (repo / "README").write_text("staged, not for the campaign commits\n")
     _git(repo, "add", "README")
 

@@ -8,17 +8,27 @@
 #   bash benchmarks/device/campaign.sh save runs/o-srm.safetensors runs/o-ddpm.safetensors
 #   bash benchmarks/device/campaign.sh restore          # every name in the index
 #   bash benchmarks/device/campaign.sh restore o-srm    # one name
-#   bash benchmarks/device/campaign.sh record FILE      # step, images, gpu_hours of a weights file
+#   bash benchmarks/device/campaign.sh record FILE [FIELD...]  # step, images, gpu_hours of a weights file
 # Only campaign/ goes into these commits; anything else staged or changed stays as it was.
 set -euo pipefail
 index=campaign/INDEX.tsv
-record() {  # step, images, gpu_hours of a weights file, tab-separated (the header read directly: no packages)
-  python3 - "$1" <<'EOF'
+record() {  # FILE [FIELD...]: step, images, gpu_hours (or the FIELDs, e.g. init.step) of a weights file,
+  # tab-separated, "" for a missing one (the header read directly: no packages)
+  python3 - "$@" <<'EOF'
 import json, struct, sys
 with open(sys.argv[1], "rb") as f:
     header = json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))
 rec = json.loads(header.get("__metadata__", {}).get("record", "{}"))
-print("\t".join(str(rec.get(k, "")) for k in ("step", "images", "gpu_hours")))
+
+
+def field(path):
+    value = rec
+    for key in path.split("."):
+        value = value.get(key, "") if isinstance(value, dict) else ""
+    return str(value)
+
+
+print("\t".join(field(k) for k in sys.argv[2:] or ("step", "images", "gpu_hours")))
 EOF
 }
 case ${1:-} in
@@ -68,7 +78,7 @@ restore)
   ;;
 record)
   [ -f "${2:-}" ] || { echo "campaign.sh record: ${2:-(no file)} does not exist" >&2; exit 1; }
-  record "$2"
+  shift; record "$@"
   ;;
-*) echo "usage: bash benchmarks/device/campaign.sh save FILE... | restore [NAME...] | record FILE" >&2; exit 2;;
+*) echo "usage: bash benchmarks/device/campaign.sh save FILE... | restore [NAME...] | record FILE [FIELD...]" >&2; exit 2;;
 esac

@@ -30,6 +30,10 @@
 # rows (~1 minute) and the Counting candidates' step times with and without the graph (COUNT_BENCH, ~3 minutes;
 # COUNT_BENCH_ON=0 skips them). Plan: two calls of END=560 (the second issued with the weights' `cat` so the
 # host stays warm), then one of END=budget-60 for the rest, the scoring and these.
+# After the seventeenth lease (three calls on a 2x H200, 16.8 steps/s): step 91,300, 187.0M images, 4.38 GPU-h, in
+# the cool-down; 8,700 steps to go (~9 minutes on two H200s, ~5 on four), then the scoring (~6 / ~3 minutes). The
+# 0.9999 EMA is scored only once it has run EMA2_MIN (20,000) steps on the scoring host: it restarts from the
+# carried 0.999 EMA on every fresh host, and a few thousand steps of it would be the 0.999 EMA under another name.
 # Also new: train.sh returns torch.compile's artifacts (`train --compile-cache`); carried back, a fresh host
 # skips most of its ~2 minutes of compilation (CPU: 121.6 s -> 66.8 s, benchmarks/bench_compile_cache.py).
 # After every call, with the weights' `cat`: cat $D/compile-cache-o-g16l.part-* > runs/o-g16l.compile-cache.gz
@@ -93,9 +97,15 @@ ema2_job() {  # J GPU
   NAME=srm-unet-unet-s-g16-gc-ema0.9999 GPU=$2 timeout $(left) bash benchmarks/device/eval.sh \
     $W/o-g16l/weights-ema2.safetensors $R/ep-g16l-ema2 ${EMA2_JOBS[$1]}
 }
-score_ema2() {  # GPU...
+ema2_steps() {  # the steps the second EMA has run on this host: it started from the weights of the host's --init
+  bash benchmarks/device/campaign.sh record $1 step init.step | awk -F'\t' '{print $1 - $2}'
+}
+score_ema2() {  # GPU...: only an EMA that has run EMA2_MIN steps (two time constants of 0.9999) on this host
+  local w=$W/o-g16l/weights-ema2.safetensors n
   reached g16l $G16L_STOP || return 1
-  [ -e $W/o-g16l/weights-ema2.safetensors ] || { echo "no 0.9999 EMA on this host: not scored"; return 1; }
+  [ -e $w ] || { echo "no 0.9999 EMA on this host: not scored"; return 1; }
+  n=$(ema2_steps $w) || return 1
+  [ $n -ge ${EMA2_MIN:-20000} ] || { echo "the 0.9999 EMA ran $n steps on this host (${EMA2_MIN:-20000} needed): not scored"; return 1; }
   deal ema2_job ${#EMA2_JOBS[@]} "$@"
 }
 # Counting's next campaign (issue 12: a network chosen by a race): the step time of each candidate with and
