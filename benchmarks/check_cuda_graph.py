@@ -10,6 +10,7 @@ B's difference against A (the size of a real change).
 
 Usage (GPU machine):
     python benchmarks/check_cuda_graph.py --task even-pixels --preset unet-s-g16-gc --batch 512 [--compile]
+        [--max-diff 0.05]   # exit 1 when a replay's gradient differs from the plain step's by more
 """
 from __future__ import annotations
 
@@ -35,7 +36,10 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=512)
     ap.add_argument("--compile", action="store_true")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--max-diff", type=float, default=None,
+                    help="exit 1 when a replay's relative gradient difference passes this (a lease's go/no-go)")
     a = ap.parse_args()
+    worst = 0.0
     dev = _setup_device(a.device, 0)
     cfg = replace(make_config(a.task, a.baseline, a.preset), batch_size=a.batch, compile=a.compile, cuda_graph=True)
     stream = make_stream(a.task, dev, batch=a.batch)
@@ -68,11 +72,15 @@ def main() -> None:
             loss, _ = graphed(batches[name])
             g = flat_grad(state.model)
             p_loss, p_grad = plain[name]
+            worst = max(worst, float((g - p_grad).norm() / p_grad.norm()))
             print(f"graph on {name}: gradient {float((g - p_grad).norm() / p_grad.norm()):.3e}, "
                   f"loss {abs(float(loss) - p_loss) / abs(p_loss):.3e} against the plain step")
     finally:
         if hasattr(stream, "close"):
             stream.close()
+    if a.max_diff is not None and not worst <= a.max_diff:  # NaN fails too
+        raise SystemExit(f"check_cuda_graph: the graph's gradient differs by {worst:.3e} (> {a.max_diff}): "
+                         "train without --cuda-graph")
 
 
 if __name__ == "__main__":

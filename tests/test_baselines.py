@@ -460,3 +460,31 @@ def test_clean_context_probe_scores_the_noisy_patches_only() -> None:
     base = zero[(0.5, 0.0)] / 0.25  # E[(eps - x)^2] over all pixels
     assert 1.0 < base < 2.0
     assert zero[(0.5, 0.5)] == pytest.approx(zero[(0.5, 0.0)], rel=0.35)
+
+
+def test_cuda_graph_check_fails_a_replay_that_ignores_its_new_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """benchmarks/check_cuda_graph.py --max-diff, the lease scripts' go/no-go for `train --cuda-graph`:
+    the step as it is passes (uncaptured on the CPU: the plain step's gradients exactly); a replay that
+    keeps computing its first batch (a stale input buffer) fails in one line with exit status 1."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "check_cuda_graph.py"
+    spec = importlib.util.spec_from_file_location("check_cuda_graph", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(sys, "argv", ["check_cuda_graph.py", "--task", "even-pixels", "--preset", "tiny",
+                                      "--batch", "4", "--device", "cpu", "--max-diff", "0.05"])
+    mod.main()  # passes: no SystemExit
+
+    class Stale(mod.GraphedGrads):
+        def __call__(self, batch):
+            self.first = getattr(self, "first", batch)
+            return super().__call__(self.first)
+
+    monkeypatch.setattr(mod, "GraphedGrads", Stale)
+    with pytest.raises(SystemExit) as failed:
+        mod.main()
+    assert "differs by" in str(failed.value.code) and "without --cuda-graph" in str(failed.value.code)
