@@ -72,8 +72,9 @@ def main() -> None:
             loss, _ = graphed(batches[name])
             g = flat_grad(state.model)
             p_loss, p_grad = plain[name]
-            worst = max(worst, float((g - p_grad).norm() / p_grad.norm()))
-            print(f"graph on {name}: gradient {float((g - p_grad).norm() / p_grad.norm()):.3e}, "
+            diff = float((g - p_grad).norm() / p_grad.norm())
+            worst = max(worst, diff)
+            print(f"graph on {name}: gradient {diff:.3e}, "
                   f"loss {abs(float(loss) - p_loss) / abs(p_loss):.3e} against the plain step")
     finally:
         if hasattr(stream, "close"):

@@ -59,8 +59,7 @@ G16L_STOP=${G16L_STOP:-100000}; G16L_COOL=${G16L_COOL:-10000}
 SHIPPED=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors
 P=benchmarks/probe_even_pixels_count.py
 check() {  # GPU [BASELINE]: the graph's gradients against the plain step's; fails above 0.05
-  local f=$L/check${2:+-$2}.txt
-  local rc=0
+  local f=$L/check${2:+-$2}.txt rc=0
   CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 240 ? $(left) : 240 )) python benchmarks/check_cuda_graph.py \
     --task even-pixels --preset unet-s-g16-gc --baseline ${2:-srm} --batch 512 --compile --max-diff 0.05 > $f 2>&1 || rc=1
   grep -v -i warn $f | tail -5

@@ -61,7 +61,7 @@ if [ "${WEIGHTS:-1}" = 1 ] && [ -e $run/weights.safetensors ]; then
   [ -e $run/weights-ema2.safetensors ] && [ $(stat -c %s $run/weights-ema2.safetensors) -lt 120000000 ] \
     && split -b 15000000 $run/weights-ema2.safetensors $OUT/weights-$name-ema2.part-
 fi
-# The artifacts of a GPU compile can pass $OUT's 16 MB a file (lease y's third part returned none):
+# The artifacts of a GPU compile can pass $OUT's 16 MB a file (none came back in the seventeenth Even Pixels lease):
 # in parts, like the weights (cat compile-cache-RUN.part-* > runs/RUN.compile-cache.gz), up to 45 MB.
 # CACHE_OUT=0 leaves it in the run folder (for a lease that returns several runs' caches itself).
 if [ "${CACHE_OUT:-1}" = 1 ] && [ -e $cache ]; then
