@@ -28,8 +28,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from safetensors import safe_open
-
+from srm_bench.baselines.presets import TrainConfig
+from srm_bench.baselines.train import load_weights
+from srm_bench.errors import SrmBenchError
 from srm_bench.io import atomic_output, file_sha256, write_json_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,18 +40,13 @@ class ShipError(Exception):
     """One line for the user: what is wrong and how to fix it."""
 
 
-def weights_metadata(path: Path) -> tuple[dict, dict]:
-    """(config, record) from a weights file's safetensors metadata (no tensor is read)."""
-    if not path.exists():
-        raise ShipError(f"{path}: no such weights file")
+def weights_record(path: Path) -> tuple[TrainConfig, dict]:
+    """(config, training record) of a weights file, read by the package's own loader."""
     try:
-        with safe_open(str(path), framework="numpy") as f:
-            meta = f.metadata() or {}
-        if meta.get("format") != "srm-bench-weights":
-            raise ValueError
-        return json.loads(meta["config"]), json.loads(meta.get("record", "{}"))
-    except Exception:  # safetensors raises several kinds for a file that is not one of its own
-        raise ShipError(f"{path}: not a weights file written by 'srm-bench train' (no srm-bench metadata)") from None
+        _, cfg, record = load_weights(path)
+    except SrmBenchError as exc:
+        raise ShipError(str(exc)) from None
+    return cfg, record
 
 
 def measured_row(result_path: Path, weights_sha: str) -> dict:
@@ -93,7 +89,7 @@ def measured_row(result_path: Path, weights_sha: str) -> dict:
 
 def build_entry(name: str, weights: Path, results: list[Path], status: str, card: str | None,
                 file: str | None, old: dict | None, date: str) -> dict:
-    cfg, record = weights_metadata(weights)
+    cfg, record = weights_record(weights)
     if not results:
         raise ShipError("name at least one result file of these weights: a shipped model states what it scores")
     card = card or (old or {}).get("trained", {}).get("card")
@@ -104,9 +100,9 @@ def build_entry(name: str, weights: Path, results: list[Path], status: str, card
             raise ShipError(f"{weights}: its training record has no {key!r}; ship weights written by 'srm-bench train'")
     digest = file_sha256(weights)
     rows = [measured_row(r, digest) for r in results]
-    file = file or (old or {}).get("file") or f"{cfg['task']}-{cfg['baseline']}-{cfg['preset']}.safetensors"
-    return {"file": file, "sha256": digest, "task": cfg["task"], "baseline": cfg["baseline"],
-            "preset": cfg["preset"], "status": status,
+    file = file or (old or {}).get("file") or f"{cfg.task}-{cfg.baseline}-{cfg.preset}.safetensors"
+    return {"file": file, "sha256": digest, "task": cfg.task, "baseline": cfg.baseline,
+            "preset": cfg.preset, "status": status,
             "trained": {"images": record["images"], "steps": record["step"],
                         "gpu_hours": round(record["gpu_hours"], 3), "card": card, "date": date},
             "measured": rows}

@@ -58,13 +58,7 @@ L=/tmp/lease-y; rm -rf $L; mkdir -p $L
 G16L_STOP=${G16L_STOP:-100000}; G16L_COOL=${G16L_COOL:-10000}
 SHIPPED=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors
 P=benchmarks/probe_even_pixels_count.py
-check() {  # GPU [BASELINE]: the graph's gradients against the plain step's; fails above 0.05
-  local f=$L/check${2:+-$2}.txt rc=0
-  CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 240 ? $(left) : 240 )) python benchmarks/check_cuda_graph.py \
-    --task even-pixels --preset unet-s-g16-gc --baseline ${2:-srm} --batch 512 --compile --max-diff 0.05 > $f 2>&1 || rc=1
-  grep -v -i warn $f | tail -5
-  return $rc
-}
+check() { graph_check $1 even-pixels unet-s-g16-gc ${2:-srm} 512; }  # GPU [BASELINE]
 race() {  # the throughput rows, in at most END_RACE seconds, and never past the call's END
   local end=$(( $(date +%s) - T0 + ${END_RACE:-330} ))
   ONLY=${RACE_ONLY:-} T0=$T0 END=$(( end < ${END:-560} ? end : ${END:-560} )) bash benchmarks/device/graph_race.sh unet-s-g16-gc
@@ -153,7 +147,7 @@ go)
   if [ "${CHECK:-1}" = 0 ]; then mkdir -p $R; touch $R/.done-check  # trusted: it passed bit for bit in lease y
   else once check check 0 > $L/check-summary 2>&1 || echo "check failed: o-g16l trains without --cuda-graph" >> $L/check-summary; fi
   [ "${RACE:-1}" = 0 ] || once race race > $L/race 2>&1
-  cp $L/check.txt $OUT/check.txt 2>/dev/null
+  cp $L/check-unet-s-g16-gc-srm.txt $OUT/check.txt 2>/dev/null
   g16l $(tr ' ' , <<< "${g[*]}") 29500 > $L/g16l 2>&1
   once g16l-score score_g16l ${g[*]} > $L/score 2>&1
   [ -e $R/.done-g16l-score ] && once g16l-ema2 score_ema2 ${g[*]} > $L/ema2 2>&1
@@ -163,7 +157,7 @@ go)
 ddpm)  # after o-g16l: the DDPM to the same images (~40 minutes of four H200s if it runs at the SRM's rate)
   g=($(seq 0 $((NGPU - 1))))
   once check-ddpm check 0 ddpm > $L/check-ddpm-summary 2>&1 || echo "check failed: o-ddpm trains without --cuda-graph" >> $L/check-ddpm-summary
-  cp $L/check-ddpm.txt $OUT/check-ddpm.txt 2>/dev/null
+  cp $L/check-unet-s-g16-gc-ddpm.txt $OUT/check-ddpm.txt 2>/dev/null
   ddpm $(tr ' ' , <<< "${g[*]}") 29500 > $L/ddpm 2>&1
   once ddpm-score score_ddpm 0 > $L/ddpm-score 2>&1
   grep -h -v -i warn $L/* 2>/dev/null

@@ -22,7 +22,7 @@
 #   export T0=$(date +%s); FRESH=1 END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28z.sh go
 #       # carry [".whl", "runs"], runs/ empty; later calls without FRESH=1 (a run without carried weights would
 #       # silently start again), runs/ holding what came back:
-#   D=<files_at>; cat $D/weights-count.tar.part-* | tar xf - -C /tmp/zw && for r in cr2 cr2w cr2wd; do
+#   D=<files_at>; mkdir -p /tmp/zw && cat $D/weights-count.tar.part-* | tar xf - -C /tmp/zw && for r in cr2 cr2w cr2wd; do
 #     [ -e /tmp/zw/o-$r/weights.safetensors ] && cp /tmp/zw/o-$r/weights.safetensors runs/o-$r.safetensors; done
 #   mkdir -p /tmp/zc && cat $D/compile-caches.tar.part-* | tar xf - -C /tmp/zc && for r in cr2 cr2w cr2wd; do
 #     [ -e /tmp/zc/o-$r/compile-cache.gz ] && cp /tmp/zc/o-$r/compile-cache.gz runs/o-$r.compile-cache.gz; done
@@ -34,13 +34,6 @@ source benchmarks/device/lease.sh
 R=/tmp/results; W=/tmp/runs
 L=/tmp/lease-z; rm -rf $L; mkdir -p $L
 CR_STOP=${CR_STOP:-60000}  # 15.4M images at batch 256, past the paper's 14M: a race stops by the clock, not here
-gcheck() {  # GPU PRESET BASELINE: the captured step's gradients against the plain step's, once a host and run
-  local f=$L/check-$2-$3.txt rc=0
-  CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 240 ? $(left) : 240 )) python benchmarks/check_cuda_graph.py \
-    --task counting-polygons --preset $2 --baseline $3 --batch 256 --compile --max-diff 0.05 > $f 2>&1 || rc=1
-  grep -v -i warn $f | tail -4
-  return $rc
-}
 crun() {  # GPU RUN PRESET BASELINE LR
   local graph=()
   reached $2 $CR_STOP && return 0
@@ -48,25 +41,22 @@ crun() {  # GPU RUN PRESET BASELINE LR
   [ $2 = crp ] || fresh $2 || return 1  # the paper's run resumes its last.pt on this host, else starts afresh
   # Under the graph only once its gradients matched the plain step's on this host (the Counting networks'
   # check passed on the CPU only, uncaptured); a failed check trains without it, and is not run again on this host
-  [ -e $R/.failed-check-$2 ] || once check-$2 gcheck $1 $3 $4 || { touch $R/.failed-check-$2
+  [ -e $R/.failed-check-$2 ] || once check-$2 graph_check $1 counting-polygons $3 $4 256 || { touch $R/.failed-check-$2
     echo "o-$2: the graph check failed ($L/check-$3-$4.txt): trains without --cuda-graph"; }
   [ -e $R/.done-check-$2 ] && graph=(--cuda-graph)
   TASK=counting-polygons GPUS=$1 RUN=o-$2 COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=$4 \
     DEADLINE=$(( T0 + ${END:-560} - 45 )) WEIGHTS=0 CACHE_OUT=0 bash benchmarks/device/train.sh $3 $(mins 60) "$(init_of $2)" \
     --seed 0 --batch-size 256 --lr $5 --steps $CR_STOP "${graph[@]}" --render-workers ${RENDER:-12}
 }
-count_weights() {  # the carried runs' weights in one file set ($OUT holds 8 files); not the paper's (154 MB)
-  local f=$(cd $W 2>/dev/null && for r in cr2 cr2w cr2wd; do ls o-$r/weights.safetensors 2>/dev/null; done)
-  [ -n "$f" ] && ( cd $W && tar cf - $f ) | split -b 15000000 - $OUT/weights-count.tar.part-
-}
-count_caches() {  # the carried runs' compile caches, in the files $OUT has left (runs.tgz comes last)
-  local f=$(cd $W 2>/dev/null && for r in cr2 cr2w cr2wd; do ls o-$r/compile-cache.gz 2>/dev/null; done) size
+tar_out() {  # NAME FILE: the carried runs' o-RUN/FILE as one tar in 15 MB parts $OUT/NAME.tar.part-* ($OUT holds
+  # 8 files, runs.tgz comes last): not the paper's run (its 154 MB of weights neither come back nor travel)
+  local f=$(cd $W 2>/dev/null && for r in cr2 cr2w cr2wd; do ls o-$r/$2 2>/dev/null; done) t=$W/$1.tar size
   [ -n "$f" ] || return 0
-  size=$(cd $W && du -cb $f | tail -1 | cut -f1)
+  ( cd $W && tar cf $t $f ) && size=$(stat -c %s $t) || return 1
   if [ $(( (size + 14999999) / 15000000 )) -le $(( 7 - $(ls $OUT | wc -l) )) ]; then
-    ( cd $W && tar cf - $f ) | split -b 15000000 - $OUT/compile-caches.tar.part-
-    echo "compile caches: $size bytes, returned as compile-caches.tar.part-*"
-  else echo "compile caches: $size bytes, no room left in \$OUT: not returned"; fi
+    split -b 15000000 $t $OUT/$1.tar.part- && echo "$1: $size bytes, returned as $1.tar.part-*"
+  else echo "$1: $size bytes, no room left in \$OUT: not returned"; fi
+  rm -f $t
 }
 case $1 in
 go)
@@ -77,8 +67,8 @@ go)
     crun 3 cr2wd small-s2-w ddpm 4e-4 > $L/cr2wd 2>&1 &
   fi
   wait
-  count_weights
-  count_caches
+  tar_out weights-count weights.safetensors
+  tar_out compile-caches compile-cache.gz
   for r in cr2 cr2w crp cr2wd; do [ -e $W/o-$r/eval.csv ] && { echo "== o-$r"; tail -4 $W/o-$r/eval.csv; }; done
   grep -h -v -i warn $L/* 2>/dev/null | grep -v "^==" | tail -20
   ;;

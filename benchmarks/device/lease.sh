@@ -12,6 +12,9 @@
 #   once K CMD   CMD, unless it succeeded on this host before (mark $R/.done-K) or fewer than 150 s are left
 #   deal F C G.. jobs 0..C-1 as `F J GPU`, dealt round-robin over the GPUs G.., one worker a GPU; a
 #                worker stops at its first failed job, and deal fails when any worker did
+#   graph_check GPU TASK PRESET BASELINE BATCH   benchmarks/check_cuda_graph.py, compiled: the captured step's
+#                gradients against the plain step's on GPU (fails above a relative difference of 0.05; a real
+#                change of batch is ~0.4); output in $L/check-PRESET-BASELINE.txt
 #   EP_JOBS      Even Pixels' scoring jobs (eval.sh's): Table 2's SRM rows, the reference protocol (`ref`:
 #                predicted order + overlap 0.95 at 100 NFE, eta 0), then Figure 6's overlap sweep
 #   ep_job W RES J GPU   EP_JOBS[J] of the weights W into the results folder RES on GPU (a lease script wraps it
@@ -34,6 +37,13 @@ once() {
   local mark=$R/.done-$1; shift
   [ -e $mark ] || [ $(left) -lt 150 ] && return 0
   mkdir -p $R; "$@" && touch $mark
+}
+graph_check() {
+  local f=$L/check-$3-$4.txt rc=0
+  CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 240 ? $(left) : 240 )) python benchmarks/check_cuda_graph.py \
+    --task $2 --preset $3 --baseline $4 --batch $5 --compile --max-diff 0.05 > $f 2>&1 || rc=1
+  grep -v -i warn $f | tail -5
+  return $rc
 }
 deal() {
   local fn=$1 count=$2 i j rc=0 pids=(); shift 2
