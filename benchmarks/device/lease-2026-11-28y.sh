@@ -34,6 +34,10 @@
 # the cool-down; 8,700 steps to go (~9 minutes on two H200s, ~5 on four), then the scoring (~6 / ~3 minutes). The
 # 0.9999 EMA is scored only once it has run EMA2_MIN (20,000) steps on the scoring host: it restarts from the
 # carried 0.999 EMA on every fresh host, and a few thousand steps of it would be the 0.999 EMA under another name.
+# After the eighteenth lease (three calls on a 2x H200): o-g16l reached step 100,000 (204.8M images, 4.81 GPU-h) and
+# Table 2 / Figure 6 are scored (even-pixels-2026-11-28y); it ships as srm-even-pixels. `go` has nothing left to train;
+# `ddpm` is next for this script. The compile cache came back at 22.9 MB (two parts): carrying it needs the shipped
+# weights set aside (below).
 # Also new: train.sh returns torch.compile's artifacts (`train --compile-cache`); carried back, a fresh host
 # skips most of its ~2 minutes of compilation (CPU: 121.6 s -> 66.8 s, benchmarks/bench_compile_cache.py).
 # After every call, with the weights' `cat`: cat $D/compile-cache-o-g16l.part-* > runs/o-g16l.compile-cache.gz
