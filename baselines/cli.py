@@ -39,6 +39,10 @@ def _progress(ctx: click.Context) -> bool:
 @click.option("--init", "init", type=click.Path(path_type=Path), default=None,
               help="Continue from a weights.safetensors of the same baseline/task/preset (fresh optimizer, "
                    "warm-up again; steps, images and GPU-hours carried over). --steps is the total to reach.")
+@click.option("--init-ema2", "init_ema2", type=click.Path(path_type=Path), default=None,
+              help="With --init and --ema-decay2: the weights-ema2.safetensors written beside the --init weights "
+                   "(same step); the second EMA continues from it instead of starting again from --init, so an "
+                   "EMA race can span machines. Its record's ema2_from says where it began.")
 @click.option("--eval-every", type=int, default=0, show_default=True,
               help="Every N steps, sample --eval-count items (parallel and predicted order, --eval-budget NFE, "
                    "eta 0; Even Pixels with overlap 0.95, the paper's) and log their accuracy and mean error (Even "
@@ -107,7 +111,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
           ema_decay2: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
           train_items: int | None, compile_: bool | None, cuda_graph: bool | None, compile_cache: Path | None,
           render_workers: int | None, bf16: bool | None, resume: bool, max_minutes: float | None,
-          device: str | None, init: Path | None, eval_every: int, eval_count: int, eval_splits: str | None,
+          device: str | None, init: Path | None, init_ema2: Path | None, eval_every: int, eval_count: int, eval_splits: str | None,
           eval_budget: int) -> None:
     """Train the SRM or the DDPM baseline on a task (DDP under torchrun)."""
     from srm_bench.errors import SrmBenchError
@@ -155,7 +159,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
             dist.barrier()
     splits = tuple(s.strip() for s in eval_splits.split(",") if s.strip()) if eval_splits else None
     summary = run_train(cfg, data, out, device=device, resume=resume, max_minutes=max_minutes, progress=_progress(ctx),
-                        init=init, eval_every=eval_every, eval_count=eval_count, eval_splits=splits,
+                        init=init, init_ema2=init_ema2, eval_every=eval_every, eval_count=eval_count, eval_splits=splits,
                         eval_budget=eval_budget, compile_cache=compile_cache, render_workers=render_workers)
     click.echo(json.dumps(summary))
     import torch.distributed as tdist

@@ -435,8 +435,10 @@ class TrainState:
             emas.append(ema)
         opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, betas=cfg.betas, weight_decay=cfg.weight_decay,
                                 fused=device.type == "cuda")
-        return cls(cfg, model, emas[0], opt, {"step": 0, "images": 0, "gpu_hours": 0.0, "wall_s": 0.0, "init": None},
-                   ema2=emas[1] if len(emas) > 1 else None)
+        record: dict[str, Any] = {"step": 0, "images": 0, "gpu_hours": 0.0, "wall_s": 0.0, "init": None}
+        if len(emas) > 1:
+            record["ema2_from"] = 0  # the step the second EMA began at
+        return cls(cfg, model, emas[0], opt, record, ema2=emas[1] if len(emas) > 1 else None)
 
     @classmethod
     def load(cls, path: str | Path, cfg: TrainConfig, device: torch.device) -> TrainState:
@@ -465,18 +467,54 @@ class TrainState:
             record = {"step": int(saved["step"]), "images": int(saved["step"]) * cfg.batch_size,
                       "gpu_hours": wall_s * int(saved.get("world_size", 1)) / 3600, "wall_s": wall_s, "init": None}
         state.record = dict(record)
+        if state.ema2 is not None and not saved.get("ema2"):  # started from the first EMA just now
+            state.record["ema2_from"] = state.step
         state.warm_from = int(saved.get("warm_from", 0))
         return state
 
     @classmethod
-    def from_weights(cls, path: str | Path, cfg: TrainConfig, device: torch.device) -> TrainState:
+    def from_weights(cls, path: str | Path, cfg: TrainConfig, device: torch.device,
+                     ema2_path: str | Path | None = None) -> TrainState:
         """``--init``: a fresh optimizer on the weights of ``path`` (model and EMA both), its step
-        count, images and GPU-hours carried over, the warm-up counted from its step.
+        count, images and GPU-hours carried over, the warm-up counted from its step. The second EMA
+        (``cfg.ema_decay2``) starts from the same weights, or with ``ema2_path`` (``--init-ema2``)
+        from the second EMA that the same run wrote at the same step, so that it continues across
+        machines. The record's ``ema2_from`` is the step the second EMA began at.
 
         Raises:
-            SrmBenchError: not a weights file, or weights of another baseline, task or network.
+            SrmBenchError: not a weights file, weights of another baseline, task or network, or an
+                ``ema2_path`` without a second EMA in ``cfg`` or of another step than ``path``.
         """
-        weights, old, init_record = load_weights(path)
+        weights, old, init_record = cls._weights_of(path, cfg)
+        state = cls.fresh(cfg, device)
+        state.model.load_state_dict(weights)
+        for ema in (state.ema, state.ema2):
+            if ema is not None:
+                ema.load_state_dict(weights)
+        record: dict[str, Any] = {**state.record, **{k: init_record[k] for k in ("step", "images", "gpu_hours", "wall_s") if k in init_record}}
+        record["init"] = {"file": str(path), "step": record["step"], "images": record["images"], "preset": old.preset}
+        if state.ema2 is not None:
+            record["ema2_from"] = int(record["step"])
+        if ema2_path is not None:
+            if state.ema2 is None:
+                raise SrmBenchError(f"--init-ema2 {ema2_path}: the run keeps no second EMA; add --ema-decay2")
+            weights2, _, record2 = cls._weights_of(ema2_path, cfg)
+            if int(record2.get("step", -1)) != int(record["step"]):
+                raise SrmBenchError(
+                    f"--init-ema2 {ema2_path}: a second EMA of step {record2.get('step')}, but --init {path} is at step "
+                    f"{record['step']}; pass the weights-ema2.safetensors written with those weights"
+                )
+            state.ema2.load_state_dict(weights2)
+            # Where it began: its own record's ema2_from, else (written before ema2_from) the run's --init step.
+            began = record2.get("ema2_from", (record2.get("init") or {}).get("step", 0))
+            record["ema2_from"] = int(began)
+        state.record, state.warm_from = record, int(record["step"])
+        return state
+
+    @staticmethod
+    def _weights_of(path: str | Path, cfg: TrainConfig) -> tuple[dict[str, torch.Tensor], TrainConfig, dict[str, Any]]:
+        """:func:`load_weights` of ``path``, refused unless it holds ``cfg``'s network."""
+        weights, old, record = load_weights(path)
         # The network must match; the preset may differ (e.g. cell-aux-b7 fine-tunes cell-aux weights
         # with another uncertainty target), and the record names where the weights came from.
         same_net = {k: v for k, v in old.identity().items() if k != "preset"}
@@ -485,15 +523,7 @@ class TrainState:
                 f"{path}: holds a {old.baseline}/{old.task}/{old.preset} model ({old.arch}), not "
                 f"{cfg.baseline}/{cfg.task}/{cfg.preset} ({cfg.arch}); pass weights of the same baseline, task and network"
             )
-        state = cls.fresh(cfg, device)
-        state.model.load_state_dict(weights)
-        for ema in (state.ema, state.ema2):
-            if ema is not None:
-                ema.load_state_dict(weights)
-        record: dict[str, Any] = {**state.record, **{k: init_record[k] for k in ("step", "images", "gpu_hours", "wall_s") if k in init_record}}
-        record["init"] = {"file": str(path), "step": record["step"], "images": record["images"], "preset": old.preset}
-        state.record, state.warm_from = record, int(record["step"])
-        return state
+        return weights, old, record
 
     def save(self, path: str | Path) -> None:
         """Write the state atomically, with the config, in the format :func:`load_checkpoint` reads.
@@ -678,7 +708,7 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
           resume: bool = True, max_minutes: float | None = None, progress: bool = True, init: str | Path | None = None,
           eval_every: int = 0, eval_count: int = 64, eval_splits: tuple[str, ...] | None = None,
           eval_budget: int = 100, compile_cache: str | Path | None = None,
-          render_workers: int | None = None) -> dict[str, Any]:
+          render_workers: int | None = None, init_ema2: str | Path | None = None) -> dict[str, Any]:
     """Train (or resume, or continue from weights) a baseline.
 
     Writes ``out/last.pt`` (full state, for resuming on the same machine), ``out/weights.safetensors``
@@ -698,6 +728,9 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
         progress: show a progress bar (rank 0).
         init: a weights file to continue from (fresh optimizer, warm-up again; step count,
             images and GPU-hours carried over). Ignored when ``out/last.pt`` is resumed.
+        init_ema2: with ``init`` and ``cfg.ema_decay2``, the second EMA's weights written beside
+            ``init`` (``weights-ema2.safetensors`` of the same step): the second EMA continues from
+            them instead of starting again from ``init``. Ignored when ``out/last.pt`` is resumed.
         eval_every: every this many steps (and at the end), sample ``eval_count`` items of
             each of ``eval_splits`` with the parallel and predicted-order samplers at
             ``eval_budget`` NFE on rank 0 and log their accuracy in ``out/eval.csv``.
@@ -746,8 +779,10 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
         state = TrainState.load(ckpt_path, cfg, dev)
         log.info("resumed %s at step %d", ckpt_path, state.step)
     elif init is not None:
-        state = TrainState.from_weights(init, cfg, dev)
+        state = TrainState.from_weights(init, cfg, dev, ema2_path=init_ema2)
         log.info("continuing %s from step %d (%d images)", init, state.step, state.record["images"])
+    elif init_ema2 is not None:
+        raise SrmBenchError(f"--init-ema2 {init_ema2}: goes with --init (the first EMA's weights of the same step)")
     else:
         state = TrainState.fresh(cfg, dev)
     out.mkdir(parents=True, exist_ok=True)  # only now: a refused --init leaves no empty run folder

@@ -111,6 +111,42 @@ def test_second_ema_is_tracked_saved_and_resumed(tmp_path: Path) -> None:
     assert not (tmp_path / "none" / WEIGHTS_EMA2_FILE).exists()
 
 
+def test_init_ema2_continues_the_second_ema_from_its_own_weights(tmp_path: Path) -> None:
+    """--init-ema2: a run continued on another machine takes its second EMA from the weights-ema2 file
+    written with the --init weights (not from the first EMA), and keeps the step it began at; a file of
+    another step, a run without a second EMA, or --init-ema2 without --init are refused in one line."""
+    from srm_bench.baselines.train import WEIGHTS_EMA2_FILE, WEIGHTS_FILE, TrainState, load_weights
+
+    cfg = tiny_cfg(ema_decay=0.99, ema_decay2=0.2, steps=3)
+    a = tmp_path / "a"
+    train(cfg, tiny_data(), a, device="cpu", progress=False)
+    first, _, rec1 = load_weights(a / WEIGHTS_FILE)
+    second, _, rec2 = load_weights(a / WEIGHTS_EMA2_FILE)
+    assert rec2["ema2_from"] == 0 and rec1["step"] == rec2["step"] == 3
+    longer = with_overrides(cfg, steps=6)
+    state = TrainState.from_weights(a / WEIGHTS_FILE, longer, torch.device("cpu"), ema2_path=a / WEIGHTS_EMA2_FILE)
+    floats = [k for k in first if first[k].is_floating_point() and not torch.equal(first[k], second[k])]
+    assert floats  # the two EMAs differ after three steps
+    ema2 = state.ema2.state_dict()
+    assert all(torch.equal(ema2[k], second[k]) for k in floats)
+    assert state.record["ema2_from"] == 0 and state.record["init"]["step"] == 3
+    # Without --init-ema2 the second EMA starts again from the first, at the --init step.
+    plain = TrainState.from_weights(a / WEIGHTS_FILE, longer, torch.device("cpu"))
+    assert all(torch.equal(plain.ema2.state_dict()[k], first[k]) for k in floats) and plain.record["ema2_from"] == 3
+    # Continued through train(): the next machine's files keep where the second EMA began.
+    train(longer, tiny_data(), tmp_path / "b", device="cpu", progress=False, init=a / WEIGHTS_FILE,
+          init_ema2=a / WEIGHTS_EMA2_FILE)
+    assert load_weights(tmp_path / "b" / WEIGHTS_EMA2_FILE)[2]["ema2_from"] == 0
+    train(with_overrides(cfg, steps=2), tiny_data(), tmp_path / "c", device="cpu", progress=False)
+    with pytest.raises(SrmBenchError, match="a second EMA of step 2, but --init .* is at step 3"):
+        TrainState.from_weights(a / WEIGHTS_FILE, longer, torch.device("cpu"), ema2_path=tmp_path / "c" / WEIGHTS_EMA2_FILE)
+    with pytest.raises(SrmBenchError, match="keeps no second EMA; add --ema-decay2"):
+        TrainState.from_weights(a / WEIGHTS_FILE, with_overrides(longer, ema_decay2=0.0), torch.device("cpu"),
+                                ema2_path=a / WEIGHTS_EMA2_FILE)
+    with pytest.raises(SrmBenchError, match="goes with --init"):
+        train(longer, tiny_data(), tmp_path / "d", device="cpu", progress=False, init_ema2=a / WEIGHTS_EMA2_FILE)
+
+
 def test_resume_refuses_a_checkpoint_of_another_preset(tmp_path: Path) -> None:
     train(tiny_cfg(steps=1), tiny_data(), tmp_path, device="cpu", progress=False)
     other = with_overrides(tiny_cfg(steps=2), preset="small")

@@ -51,7 +51,8 @@
 # Commands (carry [".whl", "runs"]; runs/ empty in call 1, later only o-g16l.safetensors, 6.6 MB):
 #   export T0=$(date +%s); END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28y.sh go
 #   D=<files_at>; cat $D/weights-o-g16l.part-* > runs/o-g16l.safetensors     # after every call
-#   cat $D/weights-o-g16l-ema2.part-* > /work/aside/o-g16l-ema2.safetensors  # the 0.9999 EMA (not carried)
+#   cat $D/weights-o-g16l-ema2.part-* > runs/o-g16l-ema2.safetensors  # the 0.9999 EMA: carried, it continues on a
+#       # fresh host (train.sh passes it as --init-ema2; before the twenty-sixth session it restarted there)
 #   bash benchmarks/device/campaign.sh save runs/o-g16l.safetensors          # after the lease
 # Issue the weights' `cat` and the next call in one tool block: the host is given back 30 s after a
 # call, and a fresh one restarts from the carried EMA weights with a new warm-up.
@@ -91,15 +92,16 @@ ema2_job() {  # J GPU
   NAME=srm-unet-unet-s-g16-gc-ema0.9999 GPU=$2 timeout $(left) bash benchmarks/device/eval.sh \
     $W/o-g16l/weights-ema2.safetensors $R/ep-g16l-ema2 ${EMA2_JOBS[$1]}
 }
-ema2_steps() {  # the steps the second EMA has run on this host: it started from the weights of the host's --init
-  bash benchmarks/device/campaign.sh record $1 step init.step | awk -F'\t' '{print $1 - $2}'
+ema2_steps() {  # the steps the second EMA has run: since its record's ema2_from (carried from host to host with
+  # runs/o-g16l-ema2.safetensors, `train --init-ema2`), else since the host's --init (files written before ema2_from)
+  bash benchmarks/device/campaign.sh record $1 step ema2_from init.step | awk -F'\t' '{print $1 - ($2 != "" ? $2 : $3)}'
 }
-score_ema2() {  # GPU...: only an EMA that has run EMA2_MIN steps (two time constants of 0.9999) on this host
+score_ema2() {  # GPU...: only an EMA that has run EMA2_MIN steps (two time constants of 0.9999)
   local w=$W/o-g16l/weights-ema2.safetensors n
   reached g16l $G16L_STOP || return 1
   [ -e $w ] || { echo "no 0.9999 EMA on this host: not scored"; return 1; }
   n=$(ema2_steps $w) || return 1
-  [ $n -ge ${EMA2_MIN:-20000} ] || { echo "the 0.9999 EMA ran $n steps on this host (${EMA2_MIN:-20000} needed): not scored"; return 1; }
+  [ $n -ge ${EMA2_MIN:-20000} ] || { echo "the 0.9999 EMA ran $n steps (${EMA2_MIN:-20000} needed): not scored"; return 1; }
   deal ema2_job ${#EMA2_JOBS[@]} "$@"
 }
 # Counting's next campaign (issue 12: a network chosen by a race): the step time of each candidate with and

@@ -13,6 +13,7 @@
 # The log goes to /tmp/runs/RUN/train.log (benchmarks/device/collect.sh tars every run's logs into $OUT);
 # with WEIGHTS=1 the EMA weights come back in <= 15 MB parts (a second EMA as weights-RUN-ema2.part-*):
 #   cat weights-RUN.part-* > weights.safetensors
+# (carried as runs/RUN-ema2.safetensors beside INIT, the second EMA continues on the next machine: --init-ema2)
 # With COMPILE=1 torch.compile's artifacts (`train --compile-cache`) are kept in the run folder and come back
 # as $OUT/compile-cache-RUN.part-*; joined and carried as runs/RUN.compile-cache.gz, they spare a fresh host most of the
 # compilation (a warm host reads its own cache anyway).
@@ -26,6 +27,9 @@ mkdir -p $run
 [ -n "${GPUS:-}" ] && export CUDA_VISIBLE_DEVICES=$GPUS
 args=()
 [ -n "$init" ] && [ ! -e $run/last.pt ] && args+=(--init "$init")
+# A second EMA carried from the last machine (cat weights-RUN-ema2.part-* > runs/RUN-ema2.safetensors) continues
+# there instead of starting again from INIT (`train --init-ema2`; the run must pass --ema-decay2)
+[ -n "$init" ] && [ ! -e $run/last.pt ] && [ -e runs/$name-ema2.safetensors ] && args+=(--init-ema2 runs/$name-ema2.safetensors)
 cache=$run/compile-cache.gz
 [ ! -e $cache ] && [ -e runs/$name.compile-cache.gz ] && cp runs/$name.compile-cache.gz $cache
 launch=(srm-bench)
