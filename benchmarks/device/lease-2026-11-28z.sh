@@ -18,7 +18,8 @@
 #                   PAPER=0 leaves GPU 2 idle instead)
 #   GPU 3  o-cr2wd  the DDPM of small-s2-w: whether capacity lifts the DDPM as well (the paper's DDPM: 0.132)
 # Usage (4-GPU host; 2 GPUs: GPUs 0-1 only). Before call 1:
-#   mkdir -p /work/aside/shipped && mv baselines/weights/*.safetensors /work/aside/shipped/   # carry limit; back after
+#   mkdir -p /work/aside/shipped && mv baselines/weights/sudoku-*.safetensors baselines/weights/counting-*.safetensors \
+#     /work/aside/shipped/   # carry limit; back after (srm-even-pixels stays: the reproduce step below samples it)
 #   export T0=$(date +%s); FRESH=1 END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28z.sh go
 #       # carry [".whl", "runs"], runs/ empty; later calls without FRESH=1 (a run without carried weights would
 #       # silently start again), runs/ holding what came back:
@@ -58,8 +59,16 @@ tar_out() {  # NAME FILE: the carried runs' o-RUN/FILE as one tar in 15 MB parts
   else echo "$1: $size bytes, no room left in \$OUT: not returned"; fi
   rm -f $t
 }
+# Issue 12's done-when for Even Pixels: the shipped srm-even-pixels (204.8M images, twenty-sixth session) redraws a
+# committed result bit for bit on an H200 (`srm-bench reproduce`, ~1 minute beside o-cr2w's start on GPU 1). Needs
+# that one shipped file carried: set aside only the other shipped weights for this lease.
+EP_RESULT=leaderboard/results/baselines/even-pixels-2026-11-28y/even-pixels-test-srm-unet-unet-s-g16-gc-20261128T125323Z-2a008ade9b42.json
+reproduce_ep() {  # GPU
+  CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 240 ? $(left) : 240 )) srm-bench reproduce $EP_RESULT --device cuda
+}
 case $1 in
 go)
+  [ -e baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors ] && { once reproduce-ep reproduce_ep 1 > $L/reproduce 2>&1 & }
   crun 0 cr2 small-s2 srm 4e-4 > $L/cr2 2>&1 &
   crun 1 cr2w small-s2-w srm 4e-4 > $L/cr2w 2>&1 &
   if [ $NGPU -ge 4 ]; then
