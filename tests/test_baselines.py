@@ -462,6 +462,48 @@ def test_clean_context_probe_scores_the_noisy_patches_only() -> None:
     assert zero[(0.5, 0.5)] == pytest.approx(zero[(0.5, 0.0)], rel=0.35)
 
 
+def test_completion_probe_keeps_the_given_patches_and_redraws_only_the_missing_ones() -> None:
+    """benchmarks/probe_even_pixels_completion.py: every image loses exactly K patches, the same ones
+    for the same seed; the given patches come back bit for bit whatever the network says, and an
+    exact denoiser (it knows the image) completes every image exactly, so the probe's failures are
+    the network's."""
+    import importlib.util
+    from pathlib import Path
+
+    from srm_bench.canonical import canonical_dataset
+    from srm_bench.evaluators.even_pixels import score_images
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "probe_even_pixels_completion.py"
+    spec = importlib.util.spec_from_file_location("probe_even_pixels_completion", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    known = mod.missing_masks(6, 64, 4, seed=0)
+    assert known.shape == (6, 64) and ((~known).sum(1) == 4).all()
+    assert (known == mod.missing_masks(6, 64, 4, seed=0)).all() and (known != mod.missing_masks(6, 64, 4, seed=1)).any()
+    images = canonical_dataset("even-pixels", "test").images(slice(0, 6))
+    x = torch.from_numpy(images).permute(0, 3, 1, 2).float() / 127.5 - 1.0
+    cfg = make_config("even-pixels", "srm", "tiny")
+    sampler = SamplerConfig(name="sequential", order="random", overlap=0.5, steps=64, eta=0.0)
+
+    class Exact(torch.nn.Module):
+        def forward(self, z, t, cond=None):
+            tp = pixel_levels(t, (8, 8), 4).clamp_min(1e-6)
+            eps = (z - (1 - tp) * x) / tp
+            return DenoiserOutput(mean=eps - x, v=None, logvar=None, logits=None)
+
+    class Zero(torch.nn.Module):
+        def forward(self, z, t, cond=None):
+            return DenoiserOutput(mean=torch.zeros_like(z), v=None, logvar=None, logits=None)
+
+    done = mod.complete(Exact(), cfg, images, known, sampler, seed=0, device="cpu")
+    assert np.abs(done.astype(int) - images).max() <= 1 and (np.asarray(score_images(done)["error"]) == 0).all()
+    wrong = mod.complete(Zero(), cfg, images, known, sampler, seed=0, device="cpu")
+    changed = (wrong != images).reshape(6, 8, 4, 8, 4, 3).any(axis=(2, 4, 5)).reshape(6, 64)
+    assert not (changed & known).any()  # the given patches, bit for bit
+    assert changed[~known].mean() > 0.9  # the missing ones drawn again
+
+
 def test_cuda_graph_check_fails_a_replay_that_ignores_its_new_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     """benchmarks/check_cuda_graph.py --max-diff, the lease scripts' go/no-go for `train --cuda-graph`:
     the step as it is passes (uncaptured on the CPU: the plain step's gradients exactly); a replay that
