@@ -157,6 +157,10 @@ class TSamplingConfig:
     # state of the one-patch-at-a-time sampler instead (a random number of the open patches clean,
     # one at t ~ U(0, 1), the rest pure noise); 0 is the paper's recipe.
     sequential_mix: float = 0.0
+    # Our deviation: the overlap of the sequential sampler whose states sequential_mix's rows are
+    # (0: one patch at a time, as above; e.g. 0.95: ~20 patches in flight at evenly spaced levels,
+    # the states Even Pixels' overlap-0.95 samplers visit).
+    sequential_overlap: float = 0.0
     # Our deviation (docs/baselines.md, "Counting: lease t"): the fraction of rows drawn as the state
     # of parallel sampling instead: one level t ~ U(0, 1) for every patch and no clean patch (the
     # zero-patch rule skips them), so the SRM also learns to denoise without clean context; 0 is
@@ -174,6 +178,10 @@ class TSamplingConfig:
             raise SrmBenchError(f"sequential_mix must lie in [0, 1] (got {self.sequential_mix})")
         if self.sequential_mix > 0 and self.kind == "shared":
             raise SrmBenchError("sequential_mix applies to per-patch levels, not to the shared level of the DDPM")
+        if not 0 <= self.sequential_overlap < 1:
+            raise SrmBenchError(f"sequential_overlap must lie in [0, 1) (got {self.sequential_overlap})")
+        if self.sequential_overlap > 0 and self.sequential_mix == 0:
+            raise SrmBenchError("sequential_overlap shapes the rows of sequential_mix; set sequential_mix too")
         if not 0 <= self.parallel_mix <= 1:
             raise SrmBenchError(f"parallel_mix must lie in [0, 1] (got {self.parallel_mix})")
         if self.parallel_mix > 0 and self.kind == "shared":

@@ -337,7 +337,8 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
                      # schedule_steps; a checkpoint before that was cut partway through it)
                      "schedule_steps": cfg.steps, "cooldown_steps": cfg.cooldown_steps, "ema_decay": cfg.ema_decay,
                      # our row-mix deviations, only where a run used them
-                     **{k: cfg.tsampling[k] for k in ("sequential_mix", "parallel_mix") if cfg.tsampling.get(k)},
+                     **{k: cfg.tsampling[k] for k in ("sequential_mix", "sequential_overlap", "parallel_mix")
+                        if cfg.tsampling.get(k)},
                      **_zero_patch_record(cfg),
                      "gpu_hours": round(float(rec["gpu_hours"]) if "gpu_hours" in rec else
                                         float(state.get("wall_s", 0.0)) * int(state.get("world_size", 1)) / 3600, 4),

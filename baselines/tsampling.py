@@ -19,6 +19,12 @@ are pure noise (t = 1), with k uniform over 0 .. open - 1 and weight 1 on the no
 sharpness 1 Uniform t-bar almost never draws such rows (its levels stay close to t-bar), yet
 they are the only states the predicted-order sampler without overlap visits.
 
+With ``sequential_overlap`` o > 0 those rows are instead states of the sampler with overlap o: the
+open patches in a random order start their ramps (1 down to 0) one after another, each ramp
+lasting L = 1 / ((n - 1)(1 - o) + 1) of the sampling and the next one starting (1 - o) L later,
+read at a position u ~ U(0, 1): clean patches, ~1 / (1 - o) in flight at levels (1 - o) apart, the
+rest pure noise, weight 1 on all but the clean. At o = 0 that is the one-at-a-time state above.
+
 ``parallel_mix`` (our deviation, 0 in the paper's recipe) replaces that fraction of the rows by
 the state of parallel sampling: one level t ~ U(0, 1) for every open patch, weight 1 (as the
 DDPM's shared level), and no clean patch (the zero-patch rule skips these rows). With the
@@ -28,6 +34,7 @@ and the start of every sequential sampler have none.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 import torch
@@ -83,6 +90,17 @@ def recursive_allocation(tbar: np.ndarray, d: int, sharpness: float, rng: np.ran
     fill(tbar * d, 0, d)
     out = rng.permuted(out, axis=1)
     return np.clip(out, 0.0, 1.0)
+
+
+def overlap_state(rank: Any, n_open: Any, u: Any, overlap: float) -> Any:
+    """Levels (B, P) of the sequential sampler with ``overlap`` at position ``u`` (B,) in [0, 1) of
+    its budget, the open patches ramping in the order ``rank`` (B, P; given patches rank last,
+    at or past ``n_open`` (B,), and come out clean). NumPy arrays or torch tensors alike."""
+    length = 1.0 / ((n_open - 1) * (1.0 - overlap) + 1.0)  # (B,): a ramp's share of the budget
+    start = rank * (length * (1.0 - overlap))[:, None]
+    level = 1.0 - (u[:, None] - start) / length[:, None]
+    level = level.clip(0.0, 1.0) if isinstance(level, np.ndarray) else level.clamp(0.0, 1.0)
+    return level * (rank < n_open[:, None])
 
 
 class NoiseLevelSampler:
@@ -142,10 +160,15 @@ class NoiseLevelSampler:
             rows = rng.random(batch) < cfg.sequential_mix
             open_ = np.ones_like(t, dtype=bool) if known is None else ~known
             rank = np.argsort(np.argsort(np.where(open_, rng.random(t.shape), 2.0), axis=1), axis=1)
-            k = np.floor(rng.random(batch) * open_.sum(1)).astype(np.int64)[:, None]
-            ts = np.where(rank < k, 0.0, np.where(rank == k, rng.random(t.shape), 1.0))
+            if cfg.sequential_overlap > 0:
+                ts = overlap_state(rank, open_.sum(1), rng.random(batch), cfg.sequential_overlap)
+                noisy = ts > 0
+            else:
+                k = np.floor(rng.random(batch) * open_.sum(1)).astype(np.int64)[:, None]
+                ts = np.where(rank < k, 0.0, np.where(rank == k, rng.random(t.shape), 1.0))
+                noisy = rank >= k
             t = np.where(rows[:, None], ts, t)
-            w = np.where(rows[:, None], (rank >= k).astype(np.float64), w)
+            w = np.where(rows[:, None], noisy.astype(np.float64), w)
         parallel = np.zeros(batch, dtype=bool)
         if cfg.parallel_mix > 0:
             parallel = rng.random(batch) < cfg.parallel_mix
@@ -257,10 +280,15 @@ class DeviceLevelSampler:
             rows = (torch.rand(batch, device=dev) < cfg.sequential_mix)[:, None]
             open_ = torch.ones_like(t, dtype=torch.bool) if known is None else ~known
             rank = torch.rand(t.shape, device=dev).masked_fill(~open_, 2.0).argsort(1).argsort(1)
-            k = torch.floor(torch.rand(batch, device=dev) * open_.sum(1)).long()[:, None]
-            ts = torch.where(rank < k, 0.0, torch.where(rank == k, torch.rand(t.shape, device=dev), 1.0))
-            t = torch.where(rows, ts, t)
-            w = torch.where(rows, (rank >= k).to(w.dtype), w)
+            if cfg.sequential_overlap > 0:
+                ts = overlap_state(rank, open_.sum(1), torch.rand(batch, device=dev), cfg.sequential_overlap)
+                noisy = ts > 0
+            else:
+                k = torch.floor(torch.rand(batch, device=dev) * open_.sum(1)).long()[:, None]
+                ts = torch.where(rank < k, 0.0, torch.where(rank == k, torch.rand(t.shape, device=dev), 1.0))
+                noisy = rank >= k
+            t = torch.where(rows, ts.to(t.dtype), t)
+            w = torch.where(rows, noisy.to(w.dtype), w)
         parallel = torch.zeros(batch, dtype=torch.bool, device=self.device)
         if cfg.parallel_mix > 0:
             parallel = torch.rand(batch, device=self.device) < cfg.parallel_mix

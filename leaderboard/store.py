@@ -233,6 +233,9 @@ def _tsampling(training: Mapping[str, Any]) -> Any:
         mix = training.get(f"{kind}_mix")
         if isinstance(mix, (int, float)) and not isinstance(mix, bool) and mix > 0:
             rule = f"{rule} + {mix:g} {kind}"
+            over = training.get("sequential_overlap") if kind == "sequential" else None
+            if isinstance(over, (int, float)) and not isinstance(over, bool) and over > 0:
+                rule = f"{rule} (overlap {over:g})"
     zero = training.get("zero_patch_prob")
     if isinstance(zero, (int, float)) and not isinstance(zero, bool):
         rule = f"{rule}, zero patches in {zero:g} of rows"

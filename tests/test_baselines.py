@@ -93,6 +93,44 @@ def test_sequential_mix_draws_states_of_the_one_patch_at_a_time_sampler(side: st
 
 
 @pytest.mark.parametrize("side", ["numpy", "torch"])
+def test_sequential_overlap_draws_states_of_the_overlapping_sampler(side: str) -> None:
+    """--sequential-overlap O: the sequential rows hold up to ~1 / (1 - O) open patches in flight at
+    levels exactly (1 - O) apart, ramping in a random order; clean patches before them, pure noise
+    after, weight 1 on all but the clean; a state of RampSchedule's ramps (start k (1 - O) L, length
+    L) at a uniform point of the budget."""
+    import torch
+
+    from srm_bench.baselines.tsampling import DeviceLevelSampler
+
+    rng = np.random.default_rng(9)
+    known = rng.random((3000, 64)) < 0.25
+    cfg = TSamplingConfig(sequential_mix=1.0, sequential_overlap=0.9)
+    if side == "numpy":
+        t, w = NoiseLevelSampler(cfg, 64, estimate_draws=20_000).sample(3000, rng, known)
+    else:
+        torch.manual_seed(9)
+        tt, wt = DeviceLevelSampler(cfg, 64, "cpu", estimate_draws=20_000).sample(3000, torch.from_numpy(known))
+        t, w = tt.numpy(), wt.numpy()
+    assert np.all(t[known] == 0) and np.all(w[known] == 0)
+    assert np.all((w == 1) == (t > 0))  # clean: nothing to learn; every noisy open patch counts
+    mid = (t > 0) & (t < 1)
+    assert mid.sum(1).max() == 10 and mid.sum(1).mean() > 5  # 1 / (1 - 0.9) in flight at most
+    for row in range(200):
+        levels = np.sort(t[row][mid[row]])
+        assert np.allclose(np.diff(levels), 0.1, atol=1e-5)  # one ramp's start after the other
+    # the budget's position u is uniform: with ramps of L = 1 / ((n - 1) 0.1 + 1) starting every 0.1 L,
+    # patch r is done once u >= L + 0.1 L r, so E[done / n] = (1 - L) / 2 (one at a time: ~1 / 2)
+    n = (~known).sum(1)
+    done = ((t == 0) & ~known).sum(1) / n
+    length = 1 / ((n - 1) * 0.1 + 1)
+    assert abs(done.mean() - ((1 - length) / 2).mean()) < 0.015 and done.min() == 0 and done.max() > 0.95
+    with pytest.raises(SrmBenchError, match="sequential_overlap must lie in"):
+        TSamplingConfig(sequential_mix=0.5, sequential_overlap=1.0).validate()
+    with pytest.raises(SrmBenchError, match="set sequential_mix too"):
+        TSamplingConfig(sequential_overlap=0.5).validate()
+
+
+@pytest.mark.parametrize("side", ["numpy", "torch"])
 def test_parallel_mix_draws_the_state_of_parallel_sampling(side: str) -> None:
     """One level for every open patch, weight 1, and no clean patch even under the zero-patch rule."""
     import torch

@@ -85,6 +85,8 @@ def test_train_cli_refuses_sharpness_for_ddpm(tmp_path, capsys) -> None:
         (["srm", "counting-polygons", "--parallel-mix", "2"], "parallel_mix must lie in [0, 1]"),
         (["srm", "sudoku", "--parallel-mix", "0.2", "--sequential-mix", "0.2"], "not both"),
         (["srm", "even-pixels", "--ema-decay2", "1.0"], "--ema-decay2 must be in [0, 1)"),
+        (["srm", "even-pixels", "--sequential-overlap", "0.9"], "set sequential_mix too"),
+        (["ddpm", "even-pixels", "--sequential-overlap", "0.9"], "--sequential-overlap applies to the SRM"),
         (["ddpm", "sudoku", "--ema-decay", "-0.5"], "--ema-decay must be in [0, 1)"),
         (["srm", "even-pixels", "--preset", "tiny", "--device", "cpu", "--ema-decay2", "0.9", "--init-ema2",
           str(tmp_path / "weights-ema2.safetensors")], "--init-ema2 " + str(tmp_path / "weights-ema2.safetensors") + ": goes with --init"),
