@@ -63,21 +63,23 @@ def test_independent_means_concentrate_and_shared_is_constant() -> None:
     assert np.all(shared == shared[:, :1])
 
 
-@pytest.mark.parametrize("side", ["numpy", "torch"])
-def test_sequential_mix_draws_states_of_the_one_patch_at_a_time_sampler(side: str) -> None:
-    import torch
-
+def draw_levels(side: str, cfg: TSamplingConfig, known: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Levels and weights for the rows of ``known`` from the NumPy or the device sampler."""
     from srm_bench.baselines.tsampling import DeviceLevelSampler
 
+    n, p = known.shape
+    if side == "numpy":
+        return NoiseLevelSampler(cfg, p, estimate_draws=20_000).sample(n, np.random.default_rng(seed), known)
+    torch.manual_seed(seed)
+    tt, wt = DeviceLevelSampler(cfg, p, "cpu", estimate_draws=20_000).sample(n, torch.from_numpy(known))
+    return tt.numpy(), wt.numpy()
+
+
+@pytest.mark.parametrize("side", ["numpy", "torch"])
+def test_sequential_mix_draws_states_of_the_one_patch_at_a_time_sampler(side: str) -> None:
     rng = np.random.default_rng(6)
     known = rng.random((3000, 81)) < 0.3
-    cfg = TSamplingConfig(sequential_mix=1.0)
-    if side == "numpy":
-        t, w = NoiseLevelSampler(cfg, 81, estimate_draws=20_000).sample(3000, rng, known)
-    else:
-        torch.manual_seed(6)
-        tt, wt = DeviceLevelSampler(cfg, 81, "cpu", estimate_draws=20_000).sample(3000, torch.from_numpy(known))
-        t, w = tt.numpy(), wt.numpy()
+    t, w = draw_levels(side, TSamplingConfig(sequential_mix=1.0), known, 6)
     assert np.all(t[known] == 0) and np.all(w[known] == 0)
     mid = (t > 0) & (t < 1)
     assert np.all(mid.sum(1) == 1) and np.all(~known[mid])  # one open patch mid-ramp per row
@@ -98,19 +100,8 @@ def test_sequential_overlap_draws_states_of_the_overlapping_sampler(side: str) -
     levels exactly (1 - O) apart, ramping in a random order; clean patches before them, pure noise
     after, weight 1 on all but the clean; a state of RampSchedule's ramps (start k (1 - O) L, length
     L) at a uniform point of the budget."""
-    import torch
-
-    from srm_bench.baselines.tsampling import DeviceLevelSampler
-
-    rng = np.random.default_rng(9)
-    known = rng.random((3000, 64)) < 0.25
-    cfg = TSamplingConfig(sequential_mix=1.0, sequential_overlap=0.9)
-    if side == "numpy":
-        t, w = NoiseLevelSampler(cfg, 64, estimate_draws=20_000).sample(3000, rng, known)
-    else:
-        torch.manual_seed(9)
-        tt, wt = DeviceLevelSampler(cfg, 64, "cpu", estimate_draws=20_000).sample(3000, torch.from_numpy(known))
-        t, w = tt.numpy(), wt.numpy()
+    known = np.random.default_rng(9).random((3000, 64)) < 0.25
+    t, w = draw_levels(side, TSamplingConfig(sequential_mix=1.0, sequential_overlap=0.9), known, 9)
     assert np.all(t[known] == 0) and np.all(w[known] == 0)
     assert np.all((w == 1) == (t > 0))  # clean: nothing to learn; every noisy open patch counts
     mid = (t > 0) & (t < 1)
