@@ -252,6 +252,8 @@ def test_ddp_two_cpu_processes_gloo(tmp_path: Path) -> None:
         ref = load_checkpoint({str(tmp_path / 'run' / 'last.pt')!r})["model"]
         # One file per rank: the two processes' stdout can interleave within a line.
         open({str(tmp_path)!r} + f"/rank{{dist.get_rank()}}.txt", "w").write(f"steps {{out['steps']}} keys {{len(ref)}}")
+        dist.barrier()
+        dist.destroy_process_group()  # as the CLI does: no group left to the interpreter's exit
     """))
     env = dict(os.environ, OMP_NUM_THREADS="1")
     res = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29517",
@@ -383,6 +385,11 @@ def test_cuda_graph_allreduce_matches_ddp_gloo(tmp_path: Path) -> None:
             out = train(tiny_cfg(steps=3, ckpt_every=3, cuda_graph=graph), tiny_data(), {str(tmp_path)!r} + "/" + name,
                         device="cpu", progress=False)
             assert out["world_size"] == 2 and out["steps"] == 3
+        # As the CLI does: no process group left to the interpreter's exit, where gloo's threads were once
+        # torn down mid-flight ("terminate called without an active exception", rank 1, SIGABRT).
+        import torch.distributed as dist
+        dist.barrier()
+        dist.destroy_process_group()
     """))
     env = dict(os.environ, OMP_NUM_THREADS="1")
     res = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29518",
