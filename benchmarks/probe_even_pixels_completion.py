@@ -60,6 +60,7 @@ def main() -> None:
     args = ap.parse_args()
     images = canonical_dataset("even-pixels", "test").images(slice(0, args.n))
     n, side = len(images), images.shape[1]
+    sampler = SamplerConfig(name="sequential", order=args.order, overlap=args.overlap, steps=args.steps, eta=args.eta)
     for w in args.weights:
         model, cfg, record = load_denoiser(w, args.device)
         patches = (side // cfg.model["patch_size"]) ** 2
@@ -67,8 +68,6 @@ def main() -> None:
               f"overlap {args.overlap}, {args.steps} NFE, eta {args.eta}, n = {n}")
         for k in args.missing:
             known = missing_masks(n, patches, k, args.seed)
-            sampler = SamplerConfig(name="sequential", order=args.order, overlap=args.overlap, steps=args.steps,
-                                    eta=args.eta)
             t0 = time.perf_counter()
             out = complete(model, cfg, images, known, sampler, seed=args.seed, device=args.device)
             errors = np.asarray(score_images(out)["error"])

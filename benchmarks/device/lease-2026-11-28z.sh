@@ -62,10 +62,6 @@ tar_out() {  # NAME FILE: the carried runs' o-RUN/FILE as one tar in 15 MB parts
 # Issue 12's done-when for Even Pixels: the shipped srm-even-pixels (204.8M images, twenty-sixth session) redraws a
 # committed result bit for bit on an H200 (`srm-bench reproduce`, ~1 minute beside o-cr2w's start on GPU 1). Needs
 # that one shipped file carried: set aside only the other shipped weights for this lease.
-EP_RESULT=leaderboard/results/baselines/even-pixels-2026-11-28y/even-pixels-test-srm-unet-unet-s-g16-gc-20261128T125323Z-2a008ade9b42.json
-reproduce_ep() {  # GPU
-  CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 240 ? $(left) : 240 )) srm-bench reproduce $EP_RESULT --device cuda
-}
 case $1 in
 go)
   [ -e baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors ] && { once reproduce-ep reproduce_ep 1 > $L/reproduce 2>&1 & }

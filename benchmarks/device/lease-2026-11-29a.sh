@@ -39,7 +39,6 @@ BASE=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors  # step 100,000
 STOP=${STOP:-104000}
 P=benchmarks/probe_even_pixels_count.py
 C=benchmarks/probe_even_pixels_completion.py
-EP_RESULT=leaderboard/results/baselines/even-pixels-2026-11-28y/even-pixels-test-srm-unet-unet-s-g16-gc-20261128T125323Z-2a008ade9b42.json
 cont() {  # GPU NAME [train args]: o-NAME from BASE (or its carried weights) to STOP on one GPU
   local gpu=$1 name=$2 init; shift 2
   reached $name $STOP && return 0
@@ -52,9 +51,6 @@ cont() {  # GPU NAME [train args]: o-NAME from BASE (or its carried weights) to 
   [ -e $W/o-$name/weights.safetensors ] && CUDA_VISIBLE_DEVICES=$gpu timeout $(left) python $P $W/o-$name/weights.safetensors \
     -n 1024 --noisy 1 4 16 24 --device cuda
   return 0
-}
-reproduce_ep() {  # GPU
-  CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 240 ? $(left) : 240 )) srm-bench reproduce $EP_RESULT --device cuda
 }
 JUDGE_JOBS=("g16p cont4k :predicted@0.95" "g16p cont4k :random@0.95" "g16s seqmix0.5-ov0.95 :predicted@0.95"
   "g16s seqmix0.5-ov0.95 :random@0.95")

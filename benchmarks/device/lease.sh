@@ -15,6 +15,8 @@
 #   graph_check GPU TASK PRESET BASELINE BATCH   benchmarks/check_cuda_graph.py, compiled: the captured step's
 #                gradients against the plain step's on GPU (fails above a relative difference of 0.05; a real
 #                change of batch is ~0.4); output in $L/check-PRESET-BASELINE.txt
+#   reproduce_ep GPU  `srm-bench reproduce` of the shipped srm-even-pixels' predicted-order result (EP_RESULT,
+#                204.8M images, one H200): issue 12's "reproduces a committed result on the same device type"
 #   EP_JOBS      Even Pixels' scoring jobs (eval.sh's): Table 2's SRM rows, the reference protocol (`ref`:
 #                predicted order + overlap 0.95 at 100 NFE, eta 0), then Figure 6's overlap sweep
 #   ep_job W RES J GPU   EP_JOBS[J] of the weights W into the results folder RES on GPU (a lease script wraps it
@@ -62,4 +64,8 @@ ep_job() {
   else
     GPU=$4 timeout $(left) bash benchmarks/device/eval.sh $1 $2 ${EP_JOBS[$3]}
   fi
+}
+EP_RESULT=leaderboard/results/baselines/even-pixels-2026-11-28y/even-pixels-test-srm-unet-unet-s-g16-gc-20261128T125323Z-2a008ade9b42.json
+reproduce_ep() {
+  CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 240 ? $(left) : 240 )) srm-bench reproduce $EP_RESULT --device cuda
 }
