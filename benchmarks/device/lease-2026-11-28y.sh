@@ -143,9 +143,7 @@ score_g16l() {  # GPU...: Table 2 and Figure 6 once the run reached its end, EVA
   # bound by the host's launches as the training step was; eval.sh prints each job's time, which says whether two
   # at once share the GPU well (the samples do not depend on it: every job is its own seeded process)
   reached g16l $G16L_STOP || { echo "o-g16l at step $(wstep $(latest g16l)) of $G16L_STOP: not scored"; return 1; }
-  local k workers=()
-  for ((k = 0; k < ${EVAL_PER_GPU:-2}; k++)); do workers+=("$@"); done
-  deal g16l_job ${#EP_JOBS[@]} "${workers[@]}"
+  deal_each g16l_job ${#EP_JOBS[@]} "$@"
 }
 case $1 in
 go)

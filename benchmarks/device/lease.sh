@@ -12,6 +12,8 @@
 #   once K CMD   CMD, unless it succeeded on this host before (mark $R/.done-K) or fewer than 150 s are left
 #   deal F C G.. jobs 0..C-1 as `F J GPU`, dealt round-robin over the GPUs G.., one worker a GPU; a
 #                worker stops at its first failed job, and deal fails when any worker did
+#   deal_each F C G..   deal over EVAL_PER_GPU (2) workers on every GPU G: two 1000-NFE scoring jobs of a small
+#                network at once nearly double an H200's rate (lease y)
 #   graph_check GPU TASK PRESET BASELINE BATCH   benchmarks/check_cuda_graph.py, compiled: the captured step's
 #                gradients against the plain step's on GPU (fails above a relative difference of 0.05; a real
 #                change of batch is ~0.4); output in $L/check-PRESET-BASELINE.txt
@@ -55,6 +57,11 @@ deal() {
   done
   for i in "${pids[@]}"; do wait $i || rc=1; done
   return $rc
+}
+deal_each() {
+  local fn=$1 count=$2 k workers=(); shift 2
+  for ((k = 0; k < ${EVAL_PER_GPU:-2}; k++)); do workers+=("$@"); done
+  deal $fn $count "${workers[@]}"
 }
 EP_JOBS=(:predicted@0.95 :random@0.95 :parallel ref :predicted@0.99 :predicted :predicted@0.25 :predicted@0.5
   :predicted@0.75 :predicted@0.9 :random :random@0.25 :random@0.5 :random@0.75 :random@0.9 :random@0.99)

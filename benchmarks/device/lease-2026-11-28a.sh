@@ -1,4 +1,4 @@
-# Lease a (planned in the twenty-sixth session; not run yet): Even Pixels' count-precision race. At the paper's
+# Lease a (planned in the twenty-sixth session, run in the twenty-seventh): Even Pixels' count-precision race. At the paper's
 # 204.8M images the shipped SRM (`srm-even-pixels`, unet-s-g16-gc) scores 0.216 / 0.252 in predicted / random
 # order + overlap 0.95, half the paper's. benchmarks/probe_even_pixels_completion.py (CPU, twenty-sixth session)
 # found where: given 63 of a test image's 64 patches exactly, the model completes the last one exactly in only
@@ -27,7 +27,7 @@
 # the levels of --sequential-mix are drawn outside the captured step (baselines/train.py's batch), like the others.
 # Commands (carry [".whl", "runs"], runs/ empty in call 1; the base is the shipped file itself). Carry limit:
 #   mkdir -p /work/aside/shipped && mv baselines/weights/sudoku-*.safetensors /work/aside/shipped/   # back after
-#   export T0=$(date +%s); END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-29a.sh go
+#   export T0=$(date +%s); END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28a.sh go
 #   D=<files_at>; for r in g16p g16s g16q; do [ -e $D/weights-o-$r.part-aa ] && cat $D/weights-o-$r.part-* > runs/o-$r.safetensors; done
 #   bash benchmarks/device/campaign.sh save runs/o-g16?.safetensors   # after the lease
 # Issue the weights' `cat` and the next call in one tool block (the host is given back 30 s after a call).
