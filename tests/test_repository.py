@@ -103,3 +103,47 @@ def test_campaign_weights_live_in_the_history_and_come_back_checked(tmp_path: Pa
     bad = subprocess.run([*script, "restore", "o-srm"], cwd=repo, env=GIT_ENV, capture_output=True, text=True)
     assert bad.returncode == 1 and "sha256" in bad.stderr
     assert not list((repo / "runs").iterdir())  # nothing half-written left behind
+
+
+def test_campaign_join_puts_a_calls_weight_parts_back_together(tmp_path: Path) -> None:
+    """`campaign.sh join DIR` joins every weights-NAME.part-* of a device call into runs/NAME.safetensors
+    (a second EMA into runs/NAME-ema2.safetensors, a compile cache into runs/NAME.compile-cache.gz), bit for
+    bit; a set with a part missing is refused and leaves nothing in runs/."""
+    import json
+    import shutil
+
+    import torch
+    from safetensors.torch import save_file
+
+    repo = tmp_path / "repo"
+    (repo / "benchmarks/device").mkdir(parents=True)
+    shutil.copy(REPO / "benchmarks/device/campaign.sh", repo / "benchmarks/device/campaign.sh")
+    out = tmp_path / "files_at"
+    out.mkdir()
+    whole = {}
+    for name, step in (("o-a", 104000), ("o-a-ema2", 104000), ("o-b", 7)):
+        f = tmp_path / f"{name}.safetensors"
+        save_file({"w": torch.arange(3000, dtype=torch.float32) + step}, str(f),
+                  metadata={"record": json.dumps({"step": step, "images": step * 2048})})
+        whole[name] = f.read_bytes()
+        subprocess.run(["split", "-b", "5000", str(f), str(out / f"weights-{name}.part-")], check=True)
+    assert len(list(out.glob("weights-o-a.part-*"))) == 3  # 12 kB of data and a header in 5 kB parts
+    (out / "compile-cache-o-a.part-aa").write_bytes(b"cache-1")
+    (out / "compile-cache-o-a.part-ab").write_bytes(b"cache-2")
+    script = ["bash", "benchmarks/device/campaign.sh", "join", str(out)]
+    done = subprocess.run(script, cwd=repo, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    for name, data in whole.items():
+        assert (repo / f"runs/{name}.safetensors").read_bytes() == data, name
+    assert (repo / "runs/o-a.compile-cache.gz").read_bytes() == b"cache-1cache-2"
+    assert "runs/o-a.safetensors: step 104000, 212992000 images" in done.stdout
+
+    shutil.rmtree(repo / "runs")
+    (out / "weights-o-b.part-ac").unlink()  # the last part of o-b lost
+    bad = subprocess.run(script, cwd=repo, capture_output=True, text=True)
+    assert bad.returncode == 1 and "weights-o-b.part-*" in bad.stderr and "\n" not in bad.stderr.strip()
+    assert not (repo / "runs/o-b.safetensors").exists() and not list((repo / "runs").glob("*.tmp"))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    none = subprocess.run([*script[:-1], str(empty)], cwd=repo, capture_output=True, text=True)
+    assert none.returncode == 1 and "no weights-" in none.stderr

@@ -9,6 +9,10 @@
 #   bash benchmarks/device/campaign.sh restore          # every name in the index
 #   bash benchmarks/device/campaign.sh restore o-srm    # one name
 #   bash benchmarks/device/campaign.sh record FILE [FIELD...]  # step, images, gpu_hours of a weights file
+#   bash benchmarks/device/campaign.sh join DIR         # a device call's files_at: every weights-NAME.part-*
+#       # joined into runs/NAME.safetensors (weights-NAME-ema2 into runs/NAME-ema2.safetensors, as train.sh
+#       # reads it), every compile-cache-NAME.part-* into runs/NAME.compile-cache.gz; a weights file whose
+#       # size disagrees with its header (a part missing) is refused, and nothing is half-written
 # Only campaign/ goes into these commits; anything else staged or changed stays as it was.
 set -euo pipefail
 index=campaign/INDEX.tsv
@@ -29,6 +33,16 @@ def field(path):
 
 
 print("\t".join(field(k) for k in sys.argv[2:] or ("step", "images", "gpu_hours")))
+EOF
+}
+whole() {  # FILE: its size is what its safetensors header says (no part of a split file missing)
+  python3 - "$1" <<'EOF' 2>/dev/null
+import json, os, struct, sys
+with open(sys.argv[1], "rb") as f:
+    n = struct.unpack("<Q", f.read(8))[0]
+    header = json.loads(f.read(n))
+end = max((v["data_offsets"][1] for k, v in header.items() if k != "__metadata__"), default=0)
+sys.exit(os.path.getsize(sys.argv[1]) != 8 + n + end)
 EOF
 }
 case ${1:-} in
@@ -80,5 +94,29 @@ record)
   [ -f "${2:-}" ] || { echo "campaign.sh record: ${2:-(no file)} does not exist" >&2; exit 1; }
   shift; record "$@"
   ;;
-*) echo "usage: bash benchmarks/device/campaign.sh save FILE... | restore [NAME...] | record FILE [FIELD...]" >&2; exit 2;;
+join)
+  d=${2:-}
+  [ -d "$d" ] || { echo "campaign.sh join: ${2:-(no folder)} is not a folder (give a device call's files_at)" >&2; exit 1; }
+  mkdir -p runs; joined=0
+  for first in "$d"/weights-*.part-aa "$d"/compile-cache-*.part-aa; do
+    [ -e "$first" ] || continue
+    base=$(basename "$first" .part-aa)
+    case $base in
+      weights-*) out=runs/${base#weights-}.safetensors;;
+      *) out=runs/${base#compile-cache-}.compile-cache.gz;;
+    esac
+    cat "$d/$base".part-* > "$out.tmp"
+    if [[ $out == *.safetensors ]] && ! whole "$out.tmp"; then
+      rm -f "$out.tmp"
+      echo "campaign.sh join: $d/$base.part-* do not make a whole weights file (a part missing?)" >&2; exit 1
+    fi
+    mv "$out.tmp" "$out"; joined=$((joined + 1))
+    if [[ $out == *.safetensors ]]; then
+      IFS=$'\t' read -r step images _ <<< "$(record "$out")"
+      echo "$out: step $step, $images images, sha256 $(sha256sum "$out" | cut -c1-12)"
+    else echo "$out: $(stat -c %s "$out") bytes"; fi
+  done
+  [ $joined -gt 0 ] || { echo "campaign.sh join: no weights-*.part-* or compile-cache-*.part-* in $d" >&2; exit 1; }
+  ;;
+*) echo "usage: bash benchmarks/device/campaign.sh save FILE... | restore [NAME...] | record FILE [FIELD...] | join DIR" >&2; exit 2;;
 esac

@@ -16,8 +16,8 @@
 #   mkdir -p /work/aside/shipped && mv baselines/weights/sudoku-*.safetensors /work/aside/shipped/
 #   export T0=$(date +%s); export END=<budget_left_s - 60, at most 560>
 #   bash benchmarks/device/lease-2026-11-28c.sh score; bash benchmarks/device/lease-2026-11-28y.sh ddpm
-#   D=<files_at>; cat $D/weights-o-ddpm.part-* > runs/o-ddpm.safetensors    # after every call, in one tool block with
-#                                                                            # the next call
+#   bash benchmarks/device/campaign.sh join <files_at>   # after every call, in one tool block with the next call:
+#       # every run's weights back into runs/ (o-ddpm's here), with their steps printed to check
 # Ship after the lease (CPU): python benchmarks/ship_model.py srm-even-pixels runs/o-g16s.safetensors <the 16 results>
 source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
