@@ -92,10 +92,6 @@ ema2_job() {  # J GPU
   NAME=srm-unet-unet-s-g16-gc-ema0.9999 GPU=$2 timeout $(left) bash benchmarks/device/eval.sh \
     $W/o-g16l/weights-ema2.safetensors $R/ep-g16l-ema2 ${EMA2_JOBS[$1]}
 }
-ema2_steps() {  # the steps the second EMA has run: since its record's ema2_from (carried from host to host with
-  # runs/o-g16l-ema2.safetensors, `train --init-ema2`), else since the host's --init (files written before ema2_from)
-  bash benchmarks/device/campaign.sh record $1 step ema2_from init.step | awk -F'\t' '{print $1 - ($2 != "" ? $2 : $3)}'
-}
 score_ema2() {  # GPU...: only an EMA that has run EMA2_MIN steps (two time constants of 0.9999)
   local w=$W/o-g16l/weights-ema2.safetensors n
   reached g16l $G16L_STOP || return 1

@@ -14,6 +14,9 @@
 #                worker stops at its first failed job, and deal fails when any worker did
 #   deal_each F C G..   deal over EVAL_PER_GPU (2) workers on every GPU G: two 1000-NFE scoring jobs of a small
 #                network at once nearly double an H200's rate (lease y)
+#   ema2_steps W the steps the second EMA in weights file W has run: since its record's ema2_from (carried from host
+#                to host as runs/RUN-ema2.safetensors, `train --init-ema2`), else since the host's --init (files
+#                written before ema2_from existed)
 #   graph_check GPU TASK PRESET BASELINE BATCH   benchmarks/check_cuda_graph.py, compiled: the captured step's
 #                gradients against the plain step's on GPU (fails above a relative difference of 0.05; a real
 #                change of batch is ~0.4); output in $L/check-PRESET-BASELINE.txt
@@ -57,6 +60,9 @@ deal() {
   done
   for i in "${pids[@]}"; do wait $i || rc=1; done
   return $rc
+}
+ema2_steps() {
+  bash benchmarks/device/campaign.sh record $1 step ema2_from init.step | awk -F'\t' '{print $1 - ($2 != "" ? $2 : $3)}'
 }
 deal_each() {
   local fn=$1 count=$2 k workers=(); shift 2
