@@ -8,14 +8,15 @@
 #          two at once on every GPU: ~2.5 minutes on four H200s, ~5 on two) on o-g16s into $R/ep-g16s under the
 #          leaderboard name srm-unet-unet-s-g16-gc-seqmix0.5-ov0.95 (lease a's rows' name); the overlap-0.95 rows
 #          are drawn again here (same seed: the same samples, so lease a's and these must agree bit for bit)
-#   then   lease-2026-11-28y.sh ddpm in the same call, for the rest of it, and in the calls after: the DDPM o-ddpm
-#          from 61.4M images to step 100,000 (~40 minutes of four H200s), then its parallel row
-# Commands (carry [".whl", "runs"]; runs/ holding o-g16s.safetensors and o-ddpm.safetensors,
-# `bash benchmarks/device/campaign.sh restore o-g16s o-ddpm`; 13.2 MB: with the tree's 54 MiB and the wheels that
-# passes the 64 MiB carry, so set the shipped Sudoku weights aside first and put them back after the lease):
+#   then   in the same call, for the rest of it, and in the calls after, one of: lease-2026-11-28d.sh go (the EMA
+#          question under the mix, ~20 minutes of four H200s; o-g16s is carried already), or lease-2026-11-28y.sh
+#          ddpm (the DDPM o-ddpm from 61.4M images to step 100,000, ~40 minutes of four H200s, then its parallel row)
+# Commands (carry [".whl", "runs"]; runs/ holding o-g16s.safetensors, and o-ddpm.safetensors for the DDPM,
+# `bash benchmarks/device/campaign.sh restore o-g16s o-ddpm`; with the tree's 54 MiB and the wheels, 13.2 MB of
+# weights pass the 64 MiB carry, so set the shipped Sudoku weights aside first and put them back after the lease):
 #   mkdir -p /work/aside/shipped && mv baselines/weights/sudoku-*.safetensors /work/aside/shipped/
 #   export T0=$(date +%s); export END=<budget_left_s - 60, at most 560>
-#   bash benchmarks/device/lease-2026-11-28c.sh score; bash benchmarks/device/lease-2026-11-28y.sh ddpm
+#   bash benchmarks/device/lease-2026-11-28c.sh score; bash benchmarks/device/lease-2026-11-28d.sh go   # (or y.sh ddpm)
 #   bash benchmarks/device/campaign.sh join <files_at>   # after every call, in one tool block with the next call:
 #       # every run's weights back into runs/ (o-ddpm's here), with their steps printed to check
 # Ship after the lease (CPU): python benchmarks/ship_model.py srm-even-pixels runs/o-g16s.safetensors <the 16 results>
