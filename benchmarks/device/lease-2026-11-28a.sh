@@ -37,21 +37,7 @@ R=/tmp/results; W=/tmp/runs
 L=/tmp/lease-a; rm -rf $L; mkdir -p $L
 BASE=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors  # step 100,000, 204.8M images (sha256 97e609c3...)
 STOP=${STOP:-104000}
-P=benchmarks/probe_even_pixels_count.py
 C=benchmarks/probe_even_pixels_completion.py
-cont() {  # GPU NAME [train args]: o-NAME from BASE (or its carried weights) to STOP on one GPU
-  local gpu=$1 name=$2 init; shift 2
-  reached $name $STOP && return 0
-  [ $(left) -ge 150 ] || return 0
-  init=$(init_of $name); [ -n "$init" ] || init=$BASE
-  echo "o-$name from $init"
-  TASK=even-pixels GPUS=$gpu BASELINE=srm RUN=o-$name COMPILE=1 EVAL_EVERY=0 CACHE_OUT=0 DEADLINE=$(( T0 + ${END:-560} - 45 )) \
-    bash benchmarks/device/train.sh unet-s-g16-gc $(mins 60) "$init" \
-    --seed 0 --ema-decay 0.999 --lr 4e-4 --steps $STOP --cooldown-steps $(( STOP - 100000 )) --cuda-graph "$@"
-  [ -e $W/o-$name/weights.safetensors ] && CUDA_VISIBLE_DEVICES=$gpu timeout $(left) python $P $W/o-$name/weights.safetensors \
-    -n 1024 --noisy 1 4 16 24 --device cuda
-  return 0
-}
 JUDGE_JOBS=("g16p cont4k :predicted@0.95" "g16p cont4k :random@0.95" "g16s seqmix0.5-ov0.95 :predicted@0.95"
   "g16s seqmix0.5-ov0.95 :random@0.95")
 [ $NGPU -ge 3 ] && JUDGE_JOBS+=("g16q seqmix0.5 :predicted@0.95" "g16q seqmix0.5 :random@0.95")
@@ -72,9 +58,9 @@ judge() {  # GPU...: once every run reached STOP
 case $1 in
 go)
   [ -e $BASE ] && { once reproduce-ep reproduce_ep 1 > $L/reproduce 2>&1 & }
-  cont 0 g16p > $L/g16p 2>&1 &
-  cont 1 g16s --sequential-mix 0.5 --sequential-overlap 0.95 > $L/g16s 2>&1 &
-  [ $NGPU -ge 3 ] && { cont 2 g16q --sequential-mix 0.5 > $L/g16q 2>&1 & }
+  ep_cont 0 g16p $BASE 100000 > $L/g16p 2>&1 &
+  ep_cont 1 g16s $BASE 100000 --sequential-mix 0.5 --sequential-overlap 0.95 > $L/g16s 2>&1 &
+  [ $NGPU -ge 3 ] && { ep_cont 2 g16q $BASE 100000 --sequential-mix 0.5 > $L/g16q 2>&1 & }
   wait
   once judge judge $(seq 0 $((NGPU - 1))) > $L/judge 2>&1
   grep -h -v -i warn $L/* 2>/dev/null

@@ -21,19 +21,6 @@ R=/tmp/results; W=/tmp/runs
 L=/tmp/lease-b; rm -rf $L; mkdir -p $L
 FROM=runs/o-g16s.safetensors  # step 104,000 (lease a)
 START=104000; STOP=${STOP:-106800}
-cont() {  # GPU NAME [train args]: o-NAME from FROM (or its carried weights) to STOP on one GPU
-  local gpu=$1 name=$2 init; shift 2
-  reached $name $STOP && return 0
-  [ $(left) -ge 150 ] || return 0
-  init=$(init_of $name); [ -n "$init" ] || init=$FROM
-  echo "o-$name from $init"
-  TASK=even-pixels GPUS=$gpu BASELINE=srm RUN=o-$name COMPILE=1 EVAL_EVERY=0 CACHE_OUT=0 DEADLINE=$(( T0 + ${END:-560} - 45 )) \
-    bash benchmarks/device/train.sh unet-s-g16-gc $(mins 60) "$init" \
-    --seed 0 --ema-decay 0.999 --lr 4e-4 --steps $STOP --cooldown-steps $(( STOP - START )) --cuda-graph "$@"
-  [ -e $W/o-$name/weights.safetensors ] && CUDA_VISIBLE_DEVICES=$gpu timeout $(left) python \
-    benchmarks/probe_even_pixels_count.py $W/o-$name/weights.safetensors -n 1024 --noisy 1 4 16 24 --device cuda
-  return 0
-}
 JUDGE_JOBS=("g16t seqmix0.5-ov0.95-c2 :predicted@0.95" "g16t seqmix0.5-ov0.95-c2 :random@0.95"
   "g16u seqmix0.8-ov0.95 :predicted@0.95" "g16u seqmix0.8-ov0.95 :random@0.95" "g16s seqmix0.5-ov0.95 :parallel")
 RUNS=(g16t g16u)
@@ -55,10 +42,10 @@ judge() {  # GPU...: once both runs reached STOP
 }
 case $1 in
 go)
-  cont 0 g16t --sequential-mix 0.5 --sequential-overlap 0.95 > $L/g16t 2>&1 &
-  cont 1 g16u --sequential-mix 0.8 --sequential-overlap 0.95 > $L/g16u 2>&1 &
-  [ $NGPU -ge 3 ] && { cont 2 g16v --sequential-mix 1 --sequential-overlap 0.95 > $L/g16v 2>&1 & }
-  [ $NGPU -ge 4 ] && { cont 3 g16w --sequential-mix 0.5 > $L/g16w 2>&1 & }
+  ep_cont 0 g16t $FROM $START --sequential-mix 0.5 --sequential-overlap 0.95 > $L/g16t 2>&1 &
+  ep_cont 1 g16u $FROM $START --sequential-mix 0.8 --sequential-overlap 0.95 > $L/g16u 2>&1 &
+  [ $NGPU -ge 3 ] && { ep_cont 2 g16v $FROM $START --sequential-mix 1 --sequential-overlap 0.95 > $L/g16v 2>&1 & }
+  [ $NGPU -ge 4 ] && { ep_cont 3 g16w $FROM $START --sequential-mix 0.5 > $L/g16w 2>&1 & }
   wait
   once judge judge $(seq 0 $((NGPU - 1))) > $L/judge 2>&1
   grep -h -v -i warn $L/* 2>/dev/null

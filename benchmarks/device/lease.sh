@@ -24,6 +24,9 @@
 #                204.8M images, one H200): issue 12's "reproduces a committed result on the same device type"
 #   EP_JOBS      Even Pixels' scoring jobs (eval.sh's): Table 2's SRM rows, the reference protocol (`ref`:
 #                predicted order + overlap 0.95 at 100 NFE, eta 0), then Figure 6's overlap sweep
+#   ep_cont GPU NAME FROM START [train args]   Even Pixels' run o-NAME (unet-s-g16-gc) continued on one GPU from FROM
+#                (or its carried weights) to STOP (the caller's), lr 4e-4 after the warm-up, decayed linearly to 0
+#                from step START on, under --cuda-graph; then the count probe of its EMA (leases a and b)
 #   ep_job W RES J GPU   EP_JOBS[J] of the weights W into the results folder RES on GPU (a lease script wraps it
 #                as `F J GPU` for deal)
 T0=${T0:-$(date +%s)}
@@ -77,6 +80,19 @@ ep_job() {
   else
     GPU=$4 timeout $(left) bash benchmarks/device/eval.sh $1 $2 ${EP_JOBS[$3]}
   fi
+}
+ep_cont() {
+  local gpu=$1 name=$2 from=$3 start=$4 init; shift 4
+  reached $name $STOP && return 0
+  [ $(left) -ge 150 ] || return 0
+  init=$(init_of $name); [ -n "$init" ] || init=$from
+  echo "o-$name from $init"
+  TASK=even-pixels GPUS=$gpu BASELINE=srm RUN=o-$name COMPILE=1 EVAL_EVERY=0 CACHE_OUT=0 DEADLINE=$(( T0 + ${END:-560} - 45 )) \
+    bash benchmarks/device/train.sh unet-s-g16-gc $(mins 60) "$init" \
+    --seed 0 --ema-decay 0.999 --lr 4e-4 --steps $STOP --cooldown-steps $(( STOP - start )) --cuda-graph "$@"
+  [ -e /tmp/runs/o-$name/weights.safetensors ] && CUDA_VISIBLE_DEVICES=$gpu timeout $(left) python \
+    benchmarks/probe_even_pixels_count.py /tmp/runs/o-$name/weights.safetensors -n 1024 --noisy 1 4 16 24 --device cuda
+  return 0
 }
 EP_RESULT=leaderboard/results/baselines/even-pixels-2026-11-28y/even-pixels-test-srm-unet-unet-s-g16-gc-20261128T125323Z-2a008ade9b42.json
 reproduce_ep() {
