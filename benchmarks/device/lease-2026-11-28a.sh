@@ -37,24 +37,10 @@ R=/tmp/results; W=/tmp/runs
 L=/tmp/lease-a; rm -rf $L; mkdir -p $L
 BASE=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors  # step 100,000, 204.8M images (sha256 97e609c3...)
 STOP=${STOP:-104000}
-C=benchmarks/probe_even_pixels_completion.py
 JUDGE_JOBS=("g16p cont4k :predicted@0.95" "g16p cont4k :random@0.95" "g16s seqmix0.5-ov0.95 :predicted@0.95"
   "g16s seqmix0.5-ov0.95 :random@0.95")
 [ $NGPU -ge 3 ] && JUDGE_JOBS+=("g16q seqmix0.5 :predicted@0.95" "g16q seqmix0.5 :random@0.95")
-judge_job() {  # J GPU
-  local a=(${JUDGE_JOBS[$1]})
-  NAME=srm-unet-unet-s-g16-gc-${a[1]} GPU=$2 timeout $(left) bash benchmarks/device/eval.sh $(latest ${a[0]}) $R/ep-race ${a[2]}
-}
 RUNS=(g16p g16s); [ $NGPU -ge 3 ] && RUNS+=(g16q)
-judge() {  # GPU...: once every run reached STOP
-  local r w=()
-  for r in ${RUNS[*]}; do
-    reached $r $STOP || { echo "o-$r at $(wstep $(latest $r)) of $STOP: not judged"; return 1; }
-    w+=($(latest $r))
-  done
-  CUDA_VISIBLE_DEVICES=$1 timeout $(left) python $C $BASE ${w[*]} -n 200 --missing 1 4 --device cuda
-  deal judge_job ${#JUDGE_JOBS[@]} "$@" "$@"  # two jobs at once a GPU (lease y: nearly twice the rate)
-}
 case $1 in
 go)
   [ -e $BASE ] && { once reproduce-ep reproduce_ep 1 > $L/reproduce 2>&1 & }
@@ -62,7 +48,7 @@ go)
   ep_cont 1 g16s $BASE 100000 --sequential-mix 0.5 --sequential-overlap 0.95 > $L/g16s 2>&1 &
   [ $NGPU -ge 3 ] && { ep_cont 2 g16q $BASE 100000 --sequential-mix 0.5 > $L/g16q 2>&1 & }
   wait
-  once judge judge $(seq 0 $((NGPU - 1))) > $L/judge 2>&1
+  once judge race_judge $BASE $(seq 0 $((NGPU - 1))) > $L/judge 2>&1
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
 *) echo "usage: $0 go" >&2; exit 2;;

@@ -26,20 +26,6 @@ JUDGE_JOBS=("g16t seqmix0.5-ov0.95-c2 :predicted@0.95" "g16t seqmix0.5-ov0.95-c2
 RUNS=(g16t g16u)
 [ $NGPU -ge 3 ] && { RUNS+=(g16v); JUDGE_JOBS+=("g16v seqmix1-ov0.95 :predicted@0.95" "g16v seqmix1-ov0.95 :random@0.95"); }
 [ $NGPU -ge 4 ] && { RUNS+=(g16w); JUDGE_JOBS+=("g16w seqmix0.5-c2 :predicted@0.95" "g16w seqmix0.5-c2 :random@0.95"); }
-judge_job() {  # J GPU
-  local a=(${JUDGE_JOBS[$1]})
-  NAME=srm-unet-unet-s-g16-gc-${a[1]} GPU=$2 timeout $(left) bash benchmarks/device/eval.sh $(latest ${a[0]}) $R/ep-race ${a[2]}
-}
-judge() {  # GPU...: once both runs reached STOP
-  local r w=()
-  for r in ${RUNS[*]}; do
-    reached $r $STOP || { echo "o-$r at $(wstep $(latest $r)) of $STOP: not judged"; return 1; }
-    w+=($(latest $r))
-  done
-  CUDA_VISIBLE_DEVICES=$1 timeout $(left) python benchmarks/probe_even_pixels_completion.py $FROM ${w[*]} \
-    -n 200 --missing 1 4 --device cuda
-  deal judge_job ${#JUDGE_JOBS[@]} "$@" "$@"  # two jobs at once a GPU
-}
 case $1 in
 go)
   ep_cont 0 g16t $FROM $START --sequential-mix 0.5 --sequential-overlap 0.95 > $L/g16t 2>&1 &
@@ -47,7 +33,7 @@ go)
   [ $NGPU -ge 3 ] && { ep_cont 2 g16v $FROM $START --sequential-mix 1 --sequential-overlap 0.95 > $L/g16v 2>&1 & }
   [ $NGPU -ge 4 ] && { ep_cont 3 g16w $FROM $START --sequential-mix 0.5 > $L/g16w 2>&1 & }
   wait
-  once judge judge $(seq 0 $((NGPU - 1))) > $L/judge 2>&1
+  once judge race_judge $FROM $(seq 0 $((NGPU - 1))) > $L/judge 2>&1
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
 *) echo "usage: $0 go" >&2; exit 2;;

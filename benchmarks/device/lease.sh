@@ -27,6 +27,10 @@
 #   ep_cont GPU NAME FROM START [train args]   Even Pixels' run o-NAME (unet-s-g16-gc) continued on one GPU from FROM
 #                (or its carried weights) to STOP (the caller's), lr 4e-4 after the warm-up, decayed linearly to 0
 #                from step START on, under --cuda-graph; then the count probe of its EMA (leases a and b)
+#   race_judge REF GPU...   a race of ep_cont runs judged once every run in RUNS reached STOP (the caller's): the
+#                completion probe (K = 1 and 4, 200 test images) of REF and the runs on the first GPU, then the
+#                caller's JUDGE_JOBS ("RUN NAME-SUFFIX JOB": eval.sh's JOB on o-RUN's newest weights, leaderboard
+#                name srm-unet-unet-s-g16-gc-SUFFIX, into $R/ep-race), two at once on every GPU
 #   ep_job W RES J GPU   EP_JOBS[J] of the weights W into the results folder RES on GPU (a lease script wraps it
 #                as `F J GPU` for deal)
 T0=${T0:-$(date +%s)}
@@ -93,6 +97,20 @@ ep_cont() {
   [ -e /tmp/runs/o-$name/weights.safetensors ] && CUDA_VISIBLE_DEVICES=$gpu timeout $(left) python \
     benchmarks/probe_even_pixels_count.py /tmp/runs/o-$name/weights.safetensors -n 1024 --noisy 1 4 16 24 --device cuda
   return 0
+}
+race_job() {  # J GPU
+  local a=(${JUDGE_JOBS[$1]})
+  NAME=srm-unet-unet-s-g16-gc-${a[1]} GPU=$2 timeout $(left) bash benchmarks/device/eval.sh $(latest ${a[0]}) $R/ep-race ${a[2]}
+}
+race_judge() {
+  local ref=$1 r w=(); shift
+  for r in ${RUNS[*]}; do
+    reached $r $STOP || { echo "o-$r at $(wstep $(latest $r)) of $STOP: not judged"; return 1; }
+    w+=($(latest $r))
+  done
+  CUDA_VISIBLE_DEVICES=$1 timeout $(left) python benchmarks/probe_even_pixels_completion.py $ref ${w[*]} \
+    -n 200 --missing 1 4 --device cuda
+  deal_each race_job ${#JUDGE_JOBS[@]} "$@"
 }
 EP_RESULT=leaderboard/results/baselines/even-pixels-2026-11-28y/even-pixels-test-srm-unet-unet-s-g16-gc-20261128T125323Z-2a008ade9b42.json
 reproduce_ep() {
