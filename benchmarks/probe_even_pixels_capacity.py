@@ -80,7 +80,7 @@ def main() -> None:
         print(f"{preset} ({n_par / 1e6:.2f}M): {done} steps, {done * a.batch:,} images, {secs:.0f} s, loss {loss:.4f}", flush=True)
         with torch.no_grad():
             for k in a.noisy:
-                slope, r, err = probe(model, a.n, k, np.random.default_rng([a.seed, k]), a.device)
+                slope, r, err, _ = probe(model, a.n, k, np.random.default_rng([a.seed, k]), a.device)
                 print(f"  {k:2d} noisy patches: slope {slope:+.3f}, r {r:+.3f}, |count error| {err:.2f} px", flush=True)
 
 

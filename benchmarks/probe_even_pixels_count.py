@@ -7,7 +7,11 @@ patches back to pure noise (t = 1) and keeps the rest clean, and reads from the 
 prediction x0-hat how much of colour A it puts into the noisy patches. The fraction they *must*
 hold is fixed by the clean rest (the image holds 512 of each); a model that ignores the count
 predicts ~0.5 whatever the context. The regression slope of predicted on required fraction is 1
-for an exact counter and 0 for a count-blind one; r is their correlation.
+for an exact counter and 0 for a count-blind one; r is their correlation. "px about the line" is the
+spread of the predicted count about its regression line: small with a slope below 1 means the network
+knows the count better than it shows it (a recalibration would help); as large as the error itself means
+the count is noisy. (Twenty-seventh session, the SRMs at 204.8-213M images: with one noisy patch 0.33-0.38 px
+about lines of slope 0.78-0.84, some of each; with 4 to 24 noisy patches 0.50-1.31 px, all of the error.)
 
 Usage: python benchmarks/probe_even_pixels_count.py WEIGHTS... [-n 256] [--noisy 1 4 16] [--seed 0] [--device cpu] [--bf16]
 (CPU, ~20 s a model at n = 256.) Prints one line per model and k.
@@ -36,9 +40,10 @@ def by_patch(a: np.ndarray) -> np.ndarray:
 
 @torch.no_grad()
 def probe(model, n: int, k: int, rng: np.random.Generator, device: str = "cpu",
-          bf16: bool = False) -> tuple[float, float, float]:
-    """Slope and correlation of predicted on required colour-A fraction in k noisy patches, and the
-    mean absolute count error there in pixels. ``bf16``: the forward under bf16 autocast, as the
+          bf16: bool = False) -> tuple[float, float, float, float]:
+    """Slope and correlation of predicted on required colour-A fraction in k noisy patches, the
+    mean absolute count error there in pixels, and the error left after a linear recalibration
+    (the residual's standard deviation, in pixels; see :func:`calibration`). ``bf16``: the forward under bf16 autocast, as the
     sampler runs a bf16-trained model on CUDA (else in float32)."""
     colours = palette(rng.uniform(0, 0.5, n)).astype(np.float32) / 127.5 - 1.0  # (n, 2, 3) in [-1, 1]
     is_a = np.argsort(rng.random((n, SIDE * SIDE)), axis=1) < SIDE * SIDE // 2  # exactly 512 of colour A
@@ -57,9 +62,19 @@ def probe(model, n: int, k: int, rng: np.random.Generator, device: str = "cpu",
     a, b = (torch.from_numpy(colours[:, i])[:, :, None, None].to(device) for i in (0, 1))
     share = (((x0 - b) * (a - b)).sum(1) / ((a - b) ** 2).sum(1)).cpu().numpy()  # 1 = colour A, 0 = colour B
     predicted = (by_patch(share).mean(-1) * noisy).sum(1) / k
-    slope = float(np.polyfit(required, predicted, 1)[0])
-    r = float(np.corrcoef(required, predicted)[0, 1])
-    return slope, r, float(np.abs(predicted - required).mean() * k * PATCH * PATCH)
+    slope, _, r, residual = calibration(required, predicted)
+    px = k * PATCH * PATCH
+    return slope, r, float(np.abs(predicted - required).mean() * px), residual * px
+
+
+def calibration(required: np.ndarray, predicted: np.ndarray) -> tuple[float, float, float, float]:
+    """Slope and intercept of the least-squares line of predicted on required, their correlation, and
+    the standard deviation of predicted about that line. A network that knows the count but shows only
+    part of it (predicted = s * required + c) has a small residual and a slope below 1; one that knows it
+    only roughly has a large residual whatever its slope."""
+    slope, intercept = np.polyfit(required, predicted, 1)
+    residual = predicted - (slope * required + intercept)
+    return float(slope), float(intercept), float(np.corrcoef(required, predicted)[0, 1]), float(residual.std())
 
 
 def main() -> None:
@@ -78,10 +93,10 @@ def main() -> None:
             raise SystemExit(f"{w}: a {cfg.baseline} on {cfg.task}; the probe needs an Even Pixels SRM")
         images = state.get("images")
         for k in a.noisy:
-            slope, r, err = probe(model, a.n, k, np.random.default_rng([a.seed, k]), a.device, a.bf16)
+            slope, r, err, residual = probe(model, a.n, k, np.random.default_rng([a.seed, k]), a.device, a.bf16)
             print(f"{w}: {images / 1e6 if images else float('nan'):.1f}M images{', bf16' if a.bf16 else ''}, {k:2d} noisy patches: "
                   f"slope {slope:+.3f}, r {r:+.3f}, "
-                  f"|count error| {err:.2f} px", flush=True)
+                  f"|count error| {err:.2f} px, {residual:.2f} px about the line", flush=True)
 
 
 if __name__ == "__main__":

@@ -533,6 +533,50 @@ def test_completion_probe_keeps_the_given_patches_and_redraws_only_the_missing_o
     assert changed[~known].mean() > 0.9  # the missing ones drawn again
 
 
+def test_count_probe_reads_an_exact_a_shrunk_and_a_blind_counter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """benchmarks/probe_even_pixels_count.py: a denoiser that fills the noisy patches with exactly the colour-A
+    share their clean rest requires reads as slope 1, no error and nothing about the line; one that shows 80%
+    of that share's distance from one half reads as slope 0.8 with an error but still nothing about the line
+    (it knows the count); one that always says one half reads as slope 0."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "probe_even_pixels_count.py"
+    spec = importlib.util.spec_from_file_location("probe_even_pixels_count", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    red, cyan = np.array([200, 0, 0]), np.array([0, 200, 200])  # colour A has R > G, colour B not
+    monkeypatch.setattr(mod, "palette", lambda off: np.broadcast_to(np.stack([red, cyan]), (len(off), 2, 3)).copy())
+    a, b = (torch.tensor(c / 127.5 - 1.0, dtype=torch.float32)[:, None, None] for c in (red, cyan))
+
+    class Counter(torch.nn.Module):
+        def __init__(self, gain: float) -> None:
+            super().__init__()
+            self.gain = gain
+
+        def forward(self, z, t):
+            clean = pixel_levels(t, (8, 8), 4) == 0  # (n, 1, 32, 32)
+            is_a = (z[:, 0] > z[:, 1]) & clean[:, 0]
+            share = (512 - is_a.sum((1, 2)).float()) / (~clean[:, 0]).sum((1, 2)).float()  # what the noisy part must hold
+            share = 0.5 + self.gain * (share - 0.5)
+            x0 = share[:, None, None, None] * a + (1 - share[:, None, None, None]) * b
+            return DenoiserOutput(mean=z - x0, v=None, logvar=None, logits=None)  # x0 = z - t u at t = 1
+
+    for k in (1, 4):
+        seed = [3, k]  # the same draws for every denoiser
+        slope, r, err, about = mod.probe(Counter(1.0), 64, k, np.random.default_rng(seed))
+        assert slope == pytest.approx(1, abs=1e-4) and r == pytest.approx(1, abs=1e-4)
+        assert err < 1e-3 and about < 1e-3
+        slope, r, err, about = mod.probe(Counter(0.8), 64, k, np.random.default_rng(seed))
+        assert slope == pytest.approx(0.8, abs=1e-4) and err > 0.1 and about < 1e-3
+        with np.errstate(invalid="ignore"):  # r of a constant prediction is undefined
+            slope, _, err, _ = mod.probe(Counter(0.0), 64, k, np.random.default_rng(seed))
+        assert abs(slope) < 1e-4 and err > 0.5
+    s, c, r, about = mod.calibration(np.array([0.0, 1, 2, 3]), np.array([1.0, 1.5, 2, 2.5]))
+    assert (s, c, r) == pytest.approx((0.5, 1.0, 1.0)) and about == pytest.approx(0)
+
+
 def test_cuda_graph_check_fails_a_replay_that_ignores_its_new_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     """benchmarks/check_cuda_graph.py --max-diff, the lease scripts' go/no-go for `train --cuda-graph`:
     the step as it is passes (uncaptured on the CPU: the plain step's gradients exactly); a replay that
