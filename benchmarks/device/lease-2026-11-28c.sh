@@ -1,9 +1,10 @@
 # Lease c (planned in the twenty-seventh session): score the Even Pixels SRM that lease a trained on its sampler's
-# states, so that it can ship, then the DDPM's row at equal images. `o-g16s` (unet-s-g16-gc, step 104,000, 213.0M
+# states, so that it can ship, then lease d or the DDPM in the rest of the call. `o-g16s` (unet-s-g16-gc, step 104,000, 213.0M
 # images; the shipped weights continued 4,000 steps with `--sequential-mix 0.5 --sequential-overlap 0.95`,
 # docs/even-pixels-baselines.md "Nineteenth lease") scored 0.344 / 0.310 in predicted / random order + overlap
 # 0.95 against the shipped weights' 0.216 / 0.252. It ships only with Table 2's SRM rows scored on its own weights
-# (tests/test_pretrained.py): its parallel row, the reference protocol and Figure 6's sweep are missing.
+# (tests/test_pretrained.py): its parallel row, Figure 6's sweep and the reference protocol on an H200 (on the
+# CPU: 0.234) are missing.
 #   score  lease.sh's EP_JOBS (Table 2's SRM rows, the reference protocol, Figure 6's overlaps: 16 jobs of ~70 s,
 #          two at once on every GPU: ~2.5 minutes on four H200s, ~5 on two) on o-g16s into $R/ep-g16s under the
 #          leaderboard name srm-unet-unet-s-g16-gc-seqmix0.5-ov0.95 (lease a's rows' name); the overlap-0.95 rows
