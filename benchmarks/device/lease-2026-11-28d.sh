@@ -24,7 +24,7 @@ R=/tmp/results; W=/tmp/runs
 L=/tmp/lease-d; rm -rf $L; mkdir -p $L
 FROM=runs/o-g16s.safetensors
 STOP=${STOP:-124000}
-e16() {  # GPUS PORT: o-g16e from FROM (or its carried weights) towards STOP under DDP over GPUS (a comma list)
+g16e() {  # GPUS PORT: o-g16e from FROM (or its carried weights) towards STOP under DDP over GPUS (a comma list)
   local n=$(( $(tr -cd , <<< "$1" | wc -c) + 1 )) init w
   reached g16e $STOP && return 0
   [ $(left) -ge 150 ] || return 0
@@ -52,17 +52,14 @@ judge_job() {  # J GPU
     $W/o-g16e/${a[0]} $R/ep-ema ${a[2]}
 }
 judge() {  # GPU...: both EMAs at STOP, on this host (the run's last call trains and judges)
-  local w=$W/o-g16e/weights-ema2.safetensors n
   reached g16e $STOP || { echo "o-g16e at $(wstep $(latest g16e)) of $STOP: not judged"; return 1; }
-  [ -e $w ] || { echo "no 0.9999 EMA on this host: not judged"; return 1; }
-  n=$(ema2_steps $w) || return 1
-  [ $n -ge ${EMA2_MIN:-20000} ] || { echo "the 0.9999 EMA ran $n steps (${EMA2_MIN:-20000} needed): not judged"; return 1; }
+  ema2_ready $W/o-g16e/weights-ema2.safetensors || return 1
   deal_each judge_job ${#JUDGE_JOBS[@]} "$@"
 }
 case $1 in
 go)
   g=($(seq 0 $((NGPU - 1))))
-  e16 $(tr ' ' , <<< "${g[*]}") 29500 > $L/g16e 2>&1
+  g16e $(tr ' ' , <<< "${g[*]}") 29500 > $L/g16e 2>&1
   once judge judge ${g[*]} > $L/judge 2>&1
   grep -h -v -i warn $L/* 2>/dev/null
   ;;

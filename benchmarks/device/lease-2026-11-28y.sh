@@ -93,11 +93,7 @@ ema2_job() {  # J GPU
     $W/o-g16l/weights-ema2.safetensors $R/ep-g16l-ema2 ${EMA2_JOBS[$1]}
 }
 score_ema2() {  # GPU...: only an EMA that has run EMA2_MIN steps (two time constants of 0.9999)
-  local w=$W/o-g16l/weights-ema2.safetensors n
-  reached g16l $G16L_STOP || return 1
-  [ -e $w ] || { echo "no 0.9999 EMA on this host: not scored"; return 1; }
-  n=$(ema2_steps $w) || return 1
-  [ $n -ge ${EMA2_MIN:-20000} ] || { echo "the 0.9999 EMA ran $n steps (${EMA2_MIN:-20000} needed): not scored"; return 1; }
+  reached g16l $G16L_STOP && ema2_ready $W/o-g16l/weights-ema2.safetensors || return 1
   deal ema2_job ${#EMA2_JOBS[@]} "$@"
 }
 # Counting's next campaign (issue 12: a network chosen by a race): the step time of each candidate with and

@@ -17,6 +17,8 @@
 #   ema2_steps W the steps the second EMA in weights file W has run: since its record's ema2_from (carried from host
 #                to host as runs/RUN-ema2.safetensors, `train --init-ema2`), else since the host's --init (files
 #                written before ema2_from existed)
+#   ema2_ready W the second EMA W is on this host and has run EMA2_MIN (20,000: two time constants of 0.9999)
+#                steps, else one line saying why and non-zero
 #   graph_check GPU TASK PRESET BASELINE BATCH   benchmarks/check_cuda_graph.py, compiled: the captured step's
 #                gradients against the plain step's on GPU (fails above a relative difference of 0.05; a real
 #                change of batch is ~0.4); output in $L/check-PRESET-BASELINE.txt
@@ -70,6 +72,12 @@ deal() {
 }
 ema2_steps() {
   bash benchmarks/device/campaign.sh record $1 step ema2_from init.step | awk -F'\t' '{print $1 - ($2 != "" ? $2 : $3)}'
+}
+ema2_ready() {
+  local n
+  [ -e $1 ] || { echo "no second EMA on this host ($1)"; return 1; }
+  n=$(ema2_steps $1) || return 1
+  [ $n -ge ${EMA2_MIN:-20000} ] || { echo "the second EMA ran $n steps (${EMA2_MIN:-20000} needed)"; return 1; }
 }
 deal_each() {
   local fn=$1 count=$2 k workers=(); shift 2
