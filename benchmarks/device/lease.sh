@@ -23,7 +23,7 @@
 #                gradients against the plain step's on GPU (fails above a relative difference of 0.05; a real
 #                change of batch is ~0.4); output in $L/check-PRESET-BASELINE.txt
 #   reproduce_ep GPU  `srm-bench reproduce` of the shipped srm-even-pixels' predicted-order result (EP_RESULT,
-#                204.8M images, one H200): issue 12's "reproduces a committed result on the same device type"
+#                213.0M images, one H200): issue 12's "reproduces a committed result on the same device type"
 #   EP_JOBS      Even Pixels' scoring jobs (eval.sh's): Table 2's SRM rows, the reference protocol (`ref`:
 #                predicted order + overlap 0.95 at 100 NFE, eta 0), then Figure 6's overlap sweep
 #   ep_cont GPU NAME FROM START [train args]   Even Pixels' run o-NAME (unet-s-g16-gc) continued on one GPU from FROM
@@ -120,7 +120,7 @@ race_judge() {
     -n 200 --missing 1 4 --device cuda
   deal_each race_job ${#JUDGE_JOBS[@]} "$@"
 }
-EP_RESULT=leaderboard/results/baselines/even-pixels-2026-11-28y/even-pixels-test-srm-unet-unet-s-g16-gc-20261128T125323Z-2a008ade9b42.json
+EP_RESULT=leaderboard/results/baselines/even-pixels-2026-11-28a/even-pixels-test-srm-unet-unet-s-g16-gc-seqmix0.5-ov0.95-20261128T153432Z-9aefb2ca7740.json
 reproduce_ep() {
   CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 240 ? $(left) : 240 )) srm-bench reproduce $EP_RESULT --device cuda
 }
