@@ -485,6 +485,7 @@ def _record(e: Entry) -> dict[str, Any]:
         "sampler_steps": _scalar(sampler.get("steps")),
         "top_k": _scalar(sampler.get("top_k")),
         "weights": _scalar(sampler.get("weights")),
+        "device": _scalar(sampler.get("device")),  # where the samples were drawn ("cpu", "NVIDIA H200")
         "tsampling": _tsampling(training),
         "noise_path": _scalar(training.get("noise_path")),
         "sharpness": _num(training.get("sharpness")),

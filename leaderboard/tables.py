@@ -182,7 +182,7 @@ def _layout_records(frame: pd.DataFrame, layout: Layout) -> list[dict[str, Any]]
         keep |= hit
     metrics = {c.metric for c in layout.columns}
     wanted = ["task", "split", *IDENTITY, *COMPARABILITY, "reader", "tables", "created", "path", "givens_kept", "notes",
-              "train_images", "gpu_hours"]
+              "train_images", "gpu_hours", "device"]
     wanted += [f"{m}{suffix}" for m in sorted(metrics) for suffix in ("", "_lo", "_hi")]
     sub = sub.loc[keep, [c for c in dict.fromkeys(wanted) if c in sub.columns]]
     return sub.astype(object).where(sub.notna(), None).to_dict("records")
@@ -261,6 +261,9 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
         runs = max(len(v) for v in by_col.values())
         for lst in by_col.values():
             lst.sort(key=lambda r: (r.get("created") or "", r.get("path") or ""))
+        # Repeated runs drawn on different devices (a CPU and a GPU draw different samples from one seed) say
+        # where, so that the rows are not read as a seed-to-seed spread.
+        devices = {_device_of(r) for lst in by_col.values() for r in lst}
         for k in range(runs):
             picked = {i: lst[k] for i, lst in by_col.items() if k < len(lst)}
             rec = first[key]
@@ -268,6 +271,9 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
             labels["model"] = rec["model"]
             labels["sampler"] = rec["sampler"]
             labels["run"] = k + 1 if runs > 1 else None
+            if runs > 1 and len(devices) > 1:
+                here = sorted({_device_of(r) for r in picked.values()})
+                labels["run"] = f"{k + 1} ({', '.join(here)})"
             tables = sorted({t for r in picked.values() for t in (r.get("tables") or "").split(", ") if t},
                             key=lambda t: int(t.split()[-1]) if t.split()[-1].isdigit() else 0)
             labels["ref"] = ", ".join(t.split()[-1] for t in tables)
@@ -325,6 +331,11 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
 DAGGER = "†"
 DOUBLE_DAGGER = "‡"
 WARNED_METRICS = ("accuracy", "strict_accuracy")  # the figures a whole-set warning (store.diagnosis) puts in doubt
+
+
+def _device_of(rec: Mapping[str, Any]) -> str:
+    dev = rec.get("device")
+    return str(dev) if isinstance(dev, str) and dev else "device not recorded"
 
 
 def training_budget(rec: Mapping[str, Any]) -> str | None:

@@ -164,6 +164,23 @@ def test_repeated_runs_are_separate_rows_not_averages(tmp_path):
     assert "run" in table.label_columns
 
 
+def test_repeated_runs_on_different_devices_say_where_they_were_drawn(tmp_path):
+    """A CPU and a GPU draw different samples from one seed: the runs name their device, not a seed spread."""
+    d = tmp_path / "res"
+    base = {"name": "sequential", "order": "predicted", "overlap": 0.0, "top_k": 1, "steps": 1000, "eta": 1.0,
+            "seed": 0, "weights": "ema"}
+    for i, dev in enumerate(("cpu", "NVIDIA H200")):
+        write(d, f"{i}.json", make_result(correct=100 + 50 * i, samples_sha=f"{i}" * 64, sampler={**base, "device": dev},
+                                          created=f"2026-01-0{i + 1}T00:00:00+00:00"))
+    rows = ours(build_table(load_frame([d]), LAYOUTS["table1"]))
+    assert [r.labels["run"] for r in rows] == ["1 (cpu)", "2 (NVIDIA H200)"]
+    assert "| 2 (NVIDIA H200) |" in render(load_frame([d]), "md", task="sudoku")
+    # one device for both runs: plain run numbers, as before
+    write(d, "1.json", make_result(correct=150, samples_sha="1" * 64, sampler={**base, "device": "cpu"},
+                                   created="2026-01-02T00:00:00+00:00"))
+    assert [r.labels["run"] for r in ours(build_table(load_frame([d]), LAYOUTS["table1"]))] == [1, 2]
+
+
 def test_two_checkpoints_of_one_recipe_are_two_models_told_apart_by_their_hash(tmp_path):
     """A learning-rate race: same preset, steps and batch, other weights. Not 'runs' of one model."""
     d = tmp_path / "res"
