@@ -44,15 +44,12 @@ arm() {  # GPU RUN FROM STEP [train args]: RUN continued from FROM (which must b
   [ -n "$(init_of $run)" ] || [ "$(wstep $from)" = $step ] || { echo "$from is not at step $step"; return 1; }
   STOP=${STOP_OF[$run]} ep_cont $gpu $run $from $step --sequential-mix 0.5 "$@"
 }
-judge() {  # GPU...: every arm at its STOP, then the completion probe and JUDGE_JOBS
-  local r w=()
+judge() {  # GPU...: every arm at its own STOP, then lease.sh's race_judge (its one STOP check is then moot)
+  local r
   for r in ${RUNS[*]}; do
     reached $r ${STOP_OF[$r]} || { echo "o-$r at $(wstep $(latest $r)) of ${STOP_OF[$r]}: not judged"; return 1; }
-    w+=($(latest $r))
   done
-  CUDA_VISIBLE_DEVICES=$1 timeout $(left) python benchmarks/probe_even_pixels_completion.py $G16S ${w[*]} \
-    -n 200 --missing 1 4 --device cuda
-  deal_each race_job ${#JUDGE_JOBS[@]} "$@"
+  STOP=0 race_judge $G16S "$@"
 }
 case $1 in
 go)
