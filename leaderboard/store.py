@@ -368,7 +368,7 @@ def load_entries(dirs: Iterable[str | Path], problems: list[str] | None = None) 
 
 
 RECORD_FIELDS = frozenset((
-    "task", "split", *IDENTITY, *COMPARABILITY, "sampler_name", "gpu_hours", "train_images", "seed", "tables", "reference", "created",
+    "task", "split", *IDENTITY, *COMPARABILITY, "sampler_name", "sampler_seed", "device", "gpu_hours", "train_images", "seed", "tables", "reference", "created",
     "srm_bench_version", "path", "per_sample_file", "notes"))
 
 
@@ -486,6 +486,7 @@ def _record(e: Entry) -> dict[str, Any]:
         "top_k": _scalar(sampler.get("top_k")),
         "weights": _scalar(sampler.get("weights")),
         "device": _scalar(sampler.get("device")),  # where the samples were drawn ("cpu", "NVIDIA H200")
+        "sampler_seed": _scalar(sampler.get("seed")),  # the seed the samples were drawn with ("seed": the test set's)
         "tsampling": _tsampling(training),
         "noise_path": _scalar(training.get("noise_path")),
         "sharpness": _num(training.get("sharpness")),

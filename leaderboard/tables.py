@@ -182,7 +182,7 @@ def _layout_records(frame: pd.DataFrame, layout: Layout) -> list[dict[str, Any]]
         keep |= hit
     metrics = {c.metric for c in layout.columns}
     wanted = ["task", "split", *IDENTITY, *COMPARABILITY, "reader", "tables", "created", "path", "givens_kept", "notes",
-              "train_images", "gpu_hours", "device"]
+              "train_images", "gpu_hours", "device", "sampler_seed"]
     wanted += [f"{m}{suffix}" for m in sorted(metrics) for suffix in ("", "_lo", "_hi")]
     sub = sub.loc[keep, [c for c in dict.fromkeys(wanted) if c in sub.columns]]
     return sub.astype(object).where(sub.notna(), None).to_dict("records")
@@ -262,8 +262,9 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
         for lst in by_col.values():
             lst.sort(key=lambda r: (r.get("created") or "", r.get("path") or ""))
         # Repeated runs drawn on different devices (a CPU and a GPU draw different samples from one seed) say
-        # where, so that the rows are not read as a seed-to-seed spread.
+        # where, so that the rows are not read as a seed-to-seed spread; runs drawn with different seeds say which.
         devices = {_device_of(r) for lst in by_col.values() for r in lst}
+        seeds = {_seed_of(r) for lst in by_col.values() for r in lst}
         for k in range(runs):
             picked = {i: lst[k] for i, lst in by_col.items() if k < len(lst)}
             rec = first[key]
@@ -271,9 +272,13 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
             labels["model"] = rec["model"]
             labels["sampler"] = rec["sampler"]
             labels["run"] = k + 1 if runs > 1 else None
+            why = []
             if runs > 1 and len(devices) > 1:
-                here = sorted({_device_of(r) for r in picked.values()})
-                labels["run"] = f"{k + 1} ({', '.join(here)})"
+                why.append(", ".join(sorted({_device_of(r) for r in picked.values()})))
+            if runs > 1 and len(seeds) > 1:
+                why.append("seed " + ", ".join(sorted({_seed_of(r) for r in picked.values()})))
+            if why:
+                labels["run"] = f"{k + 1} ({', '.join(why)})"
             tables = sorted({t for r in picked.values() for t in (r.get("tables") or "").split(", ") if t},
                             key=lambda t: int(t.split()[-1]) if t.split()[-1].isdigit() else 0)
             labels["ref"] = ", ".join(t.split()[-1] for t in tables)
@@ -336,6 +341,13 @@ WARNED_METRICS = ("accuracy", "strict_accuracy")  # the figures a whole-set warn
 def _device_of(rec: Mapping[str, Any]) -> str:
     dev = rec.get("device")
     return str(dev) if isinstance(dev, str) and dev else "device not recorded"
+
+
+def _seed_of(rec: Mapping[str, Any]) -> str:
+    seed = rec.get("sampler_seed")  # a float where the frame's column has gaps (results without one)
+    if seed is None:
+        return "not recorded"
+    return str(int(seed)) if isinstance(seed, float) and seed.is_integer() else str(seed)
 
 
 def training_budget(rec: Mapping[str, Any]) -> str | None:

@@ -181,6 +181,28 @@ def test_repeated_runs_on_different_devices_say_where_they_were_drawn(tmp_path):
     assert [r.labels["run"] for r in ours(build_table(load_frame([d]), LAYOUTS["table1"]))] == [1, 2]
 
 
+def test_repeated_runs_drawn_with_other_seeds_say_which_seed(tmp_path):
+    """A second seed of one configuration is a seed-to-seed spread: the Run column names the sampler's seed."""
+    d = tmp_path / "res"
+    base = {"name": "sequential", "order": "predicted", "overlap": 0.95, "top_k": 1, "steps": 1000, "eta": 1.0,
+            "weights": "ema", "device": "NVIDIA H200"}
+    for seed in (0, 1):
+        write(d, f"{seed}.json", make_result(correct=170 + 20 * seed, samples_sha=f"{seed}" * 64,
+                                             sampler={**base, "seed": seed}, created=f"2026-01-0{seed + 1}T00:00:00+00:00"))
+    # a result that records no sampler seed leaves a gap in the frame's column (a float column then)
+    write(d, "other.json", make_result(model="srm-other", sampler={k: v for k, v in base.items()}))
+    table = build_table(load_frame([d]), LAYOUTS["table1"])
+    rows = [r for r in ours(table) if r.labels["model"] == "srm-small"]
+    assert [r.labels["run"] for r in rows] == ["1 (seed 0)", "2 (seed 1)"]
+    acc = [c.metric for c in table.columns].index("accuracy")
+    assert [r.cells[acc].value for r in rows] == [0.34, 0.38]  # each seed its own row, never pooled
+    # another device as well: both said
+    write(d, "1.json", make_result(correct=190, samples_sha="1" * 64, sampler={**base, "seed": 1, "device": "cpu"},
+                                   created="2026-01-02T00:00:00+00:00"))
+    rows = [r for r in ours(build_table(load_frame([d]), LAYOUTS["table1"])) if r.labels["model"] == "srm-small"]
+    assert [r.labels["run"] for r in rows] == ["1 (NVIDIA H200, seed 0)", "2 (cpu, seed 1)"]
+
+
 def test_two_checkpoints_of_one_recipe_are_two_models_told_apart_by_their_hash(tmp_path):
     """A learning-rate race: same preset, steps and batch, other weights. Not 'runs' of one model."""
     d = tmp_path / "res"
