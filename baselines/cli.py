@@ -68,6 +68,11 @@ def _progress(ctx: click.Context) -> bool:
               help="With --sequential-mix: its rows are states of the sequential sampler with this overlap "
                    "(~1/(1-O) patches in flight at evenly spaced levels) instead of one patch at a time; our "
                    "deviation, see docs/even-pixels-baselines.md [0].")
+@click.option("--sequential-order", type=click.Choice(["random", "predicted"]), default=None,
+              help="With --sequential-mix: the order in which its rows take up their patches. predicted ranks "
+                   "a row's noisy patches by the uncertainty the EMA network predicts for them at pure noise (the "
+                   "most certain furthest along, as the predicted-order sampler begins the most certain next; one "
+                   "extra forward pass of those rows a step); our deviation, see docs/even-pixels-baselines.md [random].")
 @click.option("--parallel-mix", type=float, default=None,
               help="Fraction of training rows drawn as the state of parallel sampling (one level for every "
                    "patch, no clean patch) instead of Uniform t-bar; our deviation, see docs/baselines.md, "
@@ -111,7 +116,7 @@ def _progress(ctx: click.Context) -> bool:
 def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path | None, out: Path, steps: int | None,
           batch_size: int | None, lr: float | None, warmup_steps: int | None, cooldown_steps: int | None,
           sharpness: float | None, sequential_mix: float | None, sequential_overlap: float | None,
-          parallel_mix: float | None, zero_patch_prob: float | None,
+          sequential_order: str | None, parallel_mix: float | None, zero_patch_prob: float | None,
           tsampling: str | None, noise_path: str | None, target: str | None, ema_decay: float | None,
           ema_decay2: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
           train_items: int | None, compile_: bool | None, cuda_graph: bool | None, compile_cache: Path | None,
@@ -136,7 +141,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
                          cooldown_steps=cooldown_steps, ema_decay=ema_decay, ema_decay2=ema_decay2, seed=seed, ckpt_every=ckpt_every,
                          log_every=log_every, train_items=train_items, compile=compile_, cuda_graph=cuda_graph, bf16=bf16, noise_path=noise_path, target=target)
     for name, value in (("sharpness", sharpness), ("kind", tsampling), ("sequential_mix", sequential_mix),
-                        ("sequential_overlap", sequential_overlap),
+                        ("sequential_overlap", sequential_overlap), ("sequential_order", sequential_order),
                         ("parallel_mix", parallel_mix), ("zero_patch_prob", zero_patch_prob)):
         if value is None:
             continue

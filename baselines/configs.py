@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from srm_bench.errors import SrmBenchError
 
 KINDS = ("shared", "independent", "uniform_tbar")
+SEQUENTIAL_ORDERS = ("random", "predicted")  # how sequential_mix's rows take up their patches
 
 
 def split_alpha(d: int, sharpness: float) -> float:
@@ -161,6 +162,13 @@ class TSamplingConfig:
     # (0: one patch at a time, as above; e.g. 0.95: ~20 patches in flight at evenly spaced levels,
     # the states Even Pixels' overlap-0.95 samplers visit).
     sequential_overlap: float = 0.0
+    # Our deviation (docs/even-pixels-baselines.md, after the twenty-fifth lease): the order in which
+    # sequential_mix's rows take up their patches. "random" (as the random-order sampler); "predicted":
+    # the rows' noisy patches are ranked by the uncertainty the EMA network predicts for them with all
+    # of them at pure noise (one extra forward pass of those rows), the most certain furthest along, as
+    # the predicted-order sampler begins the patch it is most certain of next. The clean patches stay a
+    # random set.
+    sequential_order: str = "random"
     # Our deviation (docs/baselines.md, "Counting: lease t"): the fraction of rows drawn as the state
     # of parallel sampling instead: one level t ~ U(0, 1) for every patch and no clean patch (the
     # zero-patch rule skips them), so the SRM also learns to denoise without clean context; 0 is
@@ -182,6 +190,10 @@ class TSamplingConfig:
             raise SrmBenchError(f"sequential_overlap must lie in [0, 1) (got {self.sequential_overlap})")
         if self.sequential_overlap > 0 and self.sequential_mix == 0:
             raise SrmBenchError("sequential_overlap shapes the rows of sequential_mix; set sequential_mix too")
+        if self.sequential_order not in SEQUENTIAL_ORDERS:
+            raise SrmBenchError(f"unknown sequential_order {self.sequential_order!r}; valid: {', '.join(SEQUENTIAL_ORDERS)}")
+        if self.sequential_order != "random" and self.sequential_mix == 0:
+            raise SrmBenchError("sequential_order orders the rows of sequential_mix; set sequential_mix too")
         if not 0 <= self.parallel_mix <= 1:
             raise SrmBenchError(f"parallel_mix must lie in [0, 1] (got {self.parallel_mix})")
         if self.parallel_mix > 0 and self.kind == "shared":

@@ -339,6 +339,8 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
                      # our row-mix deviations, only where a run used them
                      **{k: cfg.tsampling[k] for k in ("sequential_mix", "sequential_overlap", "parallel_mix")
                         if cfg.tsampling.get(k)},
+                     **({"sequential_order": cfg.tsampling["sequential_order"]}
+                        if cfg.tsampling.get("sequential_order", "random") != "random" else {}),
                      **_zero_patch_record(cfg),
                      "gpu_hours": round(float(rec["gpu_hours"]) if "gpu_hours" in rec else
                                         float(state.get("wall_s", 0.0)) * int(state.get("world_size", 1)) / 3600, 4),

@@ -37,7 +37,7 @@ from .noise import NoisePath
 from .presets import TrainConfig
 from .diffusion import pixel_levels
 from .streams import STREAMS, make_stream
-from .tsampling import DeviceLevelSampler, TSamplingConfig
+from .tsampling import DeviceLevelSampler, TSamplingConfig, rerank_levels
 from .unet import UNet, UNetConfig
 
 log = logging.getLogger(__name__)
@@ -331,7 +331,8 @@ class BatchMaker:
     """
 
     def __init__(self, cfg: TrainConfig, device: torch.device, *, rank: int, local_batch: int,
-                 stream: Any = None, data: TrainData | None = None, tsampler: DeviceLevelSampler | None = None) -> None:
+                 stream: Any = None, data: TrainData | None = None, tsampler: DeviceLevelSampler | None = None,
+                 ranker: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None) -> None:
         if (stream is None) == (data is None):
             raise SrmBenchError("a batch maker needs exactly one of a device stream and a train split")
         self.cfg, self.device, self.rank, self.local_batch = cfg, device, rank, local_batch
@@ -342,6 +343,10 @@ class BatchMaker:
         self.tsampler = tsampler or DeviceLevelSampler(TSamplingConfig(**cfg.tsampling), self.grid[0] * self.grid[1], device)
         self.path = NoisePath(cfg.noise_path, cfg.target)
         self.ddpm_cond = cfg.baseline == "ddpm" and bool(cfg.model.get("cond_channels", 0))
+        # sequential_order "predicted": ``ranker(z, t)`` -> the predicted uncertainty (B, P) of states z at levels t
+        if self.tsampler.config.sequential_order == "predicted" and ranker is None:
+            raise SrmBenchError("sequential_order 'predicted' needs a ranker (the network's uncertainty of a state)")
+        self.ranker = ranker if self.tsampler.config.sequential_order == "predicted" else None
         self.images = self.known = None
         if data is not None:
             self.images = data.images.pin_memory() if device.type == "cuda" else data.images
@@ -366,6 +371,19 @@ class BatchMaker:
             known = None if self.known is None else self.known[idx].to(dev, non_blocking=True)
         t, w = self.tsampler.sample(n, known)
         eps = torch.randn_like(x)
+        rows = self.tsampler.last_mix_rows
+        if self.ranker is not None and rows is not None and bool(rows.any()):
+            # The mix rows' noisy patches taken up in the order of the network's own uncertainty (the
+            # most certain furthest along). It is read with every noisy patch at pure noise, as the
+            # predicted-order sampler reads the patches it has not begun when it picks the next: read at
+            # the drawn levels it would mostly echo them (a less noisy patch is a more certain one). The
+            # set of clean patches and the weights (1 on the noisy ones) stay. The ranker draws no random
+            # numbers: the batch stays a function of (seed, rank, step) and the EMA weights.
+            tr = t[rows]
+            noisy = tr > 0
+            probe = tr.masked_fill(noisy, 1.0)
+            z0 = self.path.noise(x[rows], eps[rows], pixel_levels(probe, self.grid, self.patch))
+            t[rows] = rerank_levels(tr, self.ranker(z0, probe), noisy)
         z = self.path.noise(x, eps, pixel_levels(t, self.grid, self.patch))
         cond = None
         if self.ddpm_cond:
@@ -797,7 +815,15 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
     elif world > 1:  # no DDP (GraphedGrads all-reduces): start every rank from rank 0's weights, as DDP does
         for tensor in state.model.state_dict().values():
             dist.broadcast(tensor, 0)
-    make_batch = BatchMaker(cfg, dev, rank=rank, local_batch=local_batch, stream=stream, data=train_data)
+    ranker = None
+    if TSamplingConfig(**cfg.tsampling).sequential_order == "predicted":
+        amp = cfg.bf16 and dev.type == "cuda"
+
+        def ranker(z: torch.Tensor, t: torch.Tensor) -> torch.Tensor:  # the EMA network's uncertainty (B, P)
+            with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16, enabled=amp):
+                return state.ema(z, t, None).logvar.float()
+    make_batch = BatchMaker(cfg, dev, rank=rank, local_batch=local_batch, stream=stream, data=train_data,
+                            ranker=ranker)
     # Checked in _check_options: the template target comes with a stream that has class templates.
     templates = cast(Any, stream).templates() if LossWeights(**cfg.loss).nll_target == "template" else None
     cache_file = Path(compile_cache) if compile_cache is not None and cfg.compile else None

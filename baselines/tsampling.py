@@ -103,6 +103,27 @@ def overlap_state(rank: Any, n_open: Any, u: Any, overlap: float) -> Any:
     return level * (rank < n_open[:, None])
 
 
+def rerank_levels(t: torch.Tensor, score: torch.Tensor, movable: torch.Tensor) -> torch.Tensor:
+    """``t`` (B, P) with the levels of each row's ``movable`` patches handed out again in the order of
+    ``score`` (B, P): the lowest level to the lowest score, and so on; other patches keep theirs.
+
+    A row's levels stay the same multiset, only their places among its movable patches change: a
+    sequential sampler's state whose patches were taken up in the order of ``score`` (sequential_order
+    "predicted": score = the predicted uncertainty, movable = the mix rows' noisy patches).
+
+    Example:
+        >>> t = torch.tensor([[0.0, 0.75, 0.25, 1.0]]); score = torch.tensor([[5.0, 1.0, 3.0, 2.0]])
+        >>> rerank_levels(t, score, t > 0).tolist()
+        [[0.0, 0.25, 1.0, 0.75]]
+    """
+    if not t.shape == score.shape == movable.shape:
+        raise SrmBenchError(f"levels {tuple(t.shape)}, scores {tuple(score.shape)} and mask {tuple(movable.shape)} differ")
+    levels = t.masked_fill(~movable, float("inf")).sort(1).values  # a row's movable levels first, ascending
+    order = score.float().masked_fill(~movable, float("inf")).argsort(dim=1, stable=True)  # its movable patches by score
+    out = torch.empty_like(t).scatter_(1, order, levels)
+    return torch.where(movable, out, t)
+
+
 class NoiseLevelSampler:
     """Draws per-patch training levels ``t`` (B, P) and loss weights ``w`` (B, P).
 
@@ -275,9 +296,11 @@ class DeviceLevelSampler:
         cfg = self.config
         if known is not None and known.shape != (batch, self.num_patches):
             raise SrmBenchError(f"known mask must be {(batch, self.num_patches)}, got {tuple(known.shape)}")
+        self.last_mix_rows = None
         if cfg.sequential_mix > 0:
             dev = self.device
             rows = (torch.rand(batch, device=dev) < cfg.sequential_mix)[:, None]
+            self.last_mix_rows = rows[:, 0]  # for sequential_order "predicted" (BatchMaker re-ranks them)
             open_ = torch.ones_like(t, dtype=torch.bool) if known is None else ~known
             rank = torch.rand(t.shape, device=dev).masked_fill(~open_, 2.0).argsort(1).argsort(1)
             if cfg.sequential_overlap > 0:

@@ -68,6 +68,8 @@ def main() -> None:
                          "(torch._dynamo.config.optimize_ddp = False)")
     ap.add_argument("--render-workers", type=int, default=None,
                     help="Counting: the stream's render processes (`srm-bench train --render-workers`) [min(4, CPUs)]")
+    ap.add_argument("--tsampling", action="append", default=[], metavar="KEY=VALUE",
+                    help="a training-levels option, e.g. sequential_mix=0.5 sequential_order=predicted (repeat it)")
     ap.add_argument("--json", default=str(Path(__file__).parent / "results" / "train-throughput.json"))
     args = ap.parse_args()
     if args.no_optimize_ddp:
@@ -79,6 +81,14 @@ def main() -> None:
     cfg = with_overrides(make_config(args.task, args.baseline, args.preset), batch_size=args.batch,
                          steps=args.warmup + args.steps, log_every=args.warmup, ckpt_every=10**9,
                          compile=args.compile or None, cuda_graph=args.cuda_graph or None)
+    levels = {}
+    for item in args.tsampling:
+        key, _, value = item.partition("=")
+        if key not in cfg.tsampling or not value:
+            ap.error(f"--tsampling {item}: KEY=VALUE with KEY one of {', '.join(cfg.tsampling)}")
+        levels[key] = value if isinstance(cfg.tsampling[key], str) else type(cfg.tsampling[key])(value)
+    if levels:
+        cfg = with_overrides(cfg, tsampling={**cfg.tsampling, **levels})
     fpi = flops_per_image(cfg, device) if rank == 0 else 0.0
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     peak = next((v for k, v in PEAK_BF16.items() if k in name), None)
@@ -113,6 +123,8 @@ def main() -> None:
                "data": data, "compile": bool(args.compile), "cuda_graph": bool(args.cuda_graph),
                "optimize_ddp": not args.no_optimize_ddp,
                "params": sum(p.numel() for p in build_model(cfg.arch, cfg.model).parameters())}
+        if levels:  # the training levels' options given (e.g. the extra forward of sequential_order predicted)
+            row["tsampling"] = levels
         if "data_wait_s" in summary:  # Counting's background rendering: seconds the loop waited on it
             row.update(data_wait_s=summary["data_wait_s"], render_workers=args.render_workers)
         print(json.dumps(row), flush=True)

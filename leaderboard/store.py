@@ -234,8 +234,11 @@ def _tsampling(training: Mapping[str, Any]) -> Any:
         if isinstance(mix, (int, float)) and not isinstance(mix, bool) and mix > 0:
             rule = f"{rule} + {mix:g} {kind}"
             over = training.get("sequential_overlap") if kind == "sequential" else None
-            if isinstance(over, (int, float)) and not isinstance(over, bool) and over > 0:
-                rule = f"{rule} (overlap {over:g})"
+            order = training.get("sequential_order") if kind == "sequential" else None
+            said = [f"overlap {over:g}"] if isinstance(over, (int, float)) and not isinstance(over, bool) and over > 0 else []
+            said += [f"{order} order"] if isinstance(order, str) and order != "random" else []
+            if said:
+                rule = f"{rule} ({', '.join(said)})"
     zero = training.get("zero_patch_prob")
     if isinstance(zero, (int, float)) and not isinstance(zero, bool):
         rule = f"{rule}, zero patches in {zero:g} of rows"

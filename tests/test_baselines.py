@@ -151,7 +151,32 @@ def test_parallel_mix_draws_the_state_of_parallel_sampling(side: str) -> None:
     assert np.all(t[shared] > 0) and (t[~shared] == 0).any(1).mean() > 0.9
 
 
+def test_rerank_levels_hands_a_rows_levels_to_its_patches_in_the_order_of_the_scores() -> None:
+    from srm_bench.baselines.tsampling import rerank_levels
+
+    g = torch.Generator().manual_seed(3)
+    t = torch.rand(50, 64, generator=g)
+    t[t < 0.3] = 0.0  # clean patches: not movable
+    t[:, :5] = 1.0  # and some at pure noise, which move like any noisy patch
+    score = torch.randn(50, 64, generator=g)
+    movable = t > 0
+    out = rerank_levels(t, score, movable)
+    assert torch.equal(out[~movable], t[~movable])
+    assert not torch.equal(out, t)
+    for row in range(50):
+        m = movable[row]
+        assert torch.equal(out[row][m].sort().values, t[row][m].sort().values)  # the row's levels, moved
+        by_score = out[row][m][score[row][m].argsort()]
+        assert (by_score.diff() >= 0).all()  # the lowest level to the lowest score
+    with pytest.raises(SrmBenchError, match="differ"):
+        rerank_levels(t, score[:, :3], movable)
+
+
 def test_sequential_mix_is_checked() -> None:
+    with pytest.raises(SrmBenchError, match="unknown sequential_order 'raster'"):
+        TSamplingConfig(sequential_mix=0.5, sequential_order="raster").validate()
+    with pytest.raises(SrmBenchError, match="sequential_order orders the rows of sequential_mix"):
+        TSamplingConfig(sequential_order="predicted").validate()
     with pytest.raises(SrmBenchError, match="sequential_mix must lie in"):
         TSamplingConfig(sequential_mix=1.5).validate()
     with pytest.raises(SrmBenchError, match="not to the shared level"):

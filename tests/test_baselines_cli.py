@@ -86,6 +86,7 @@ def test_train_cli_refuses_sharpness_for_ddpm(tmp_path, capsys) -> None:
         (["srm", "sudoku", "--parallel-mix", "0.2", "--sequential-mix", "0.2"], "not both"),
         (["srm", "even-pixels", "--ema-decay2", "1.0"], "--ema-decay2 must be in [0, 1)"),
         (["srm", "even-pixels", "--sequential-overlap", "0.9"], "set sequential_mix too"),
+        (["srm", "even-pixels", "--sequential-order", "predicted"], "set sequential_mix too"),
         (["ddpm", "even-pixels", "--sequential-overlap", "0.9"], "--sequential-overlap applies to the SRM"),
         (["ddpm", "sudoku", "--ema-decay", "-0.5"], "--ema-decay must be in [0, 1)"),
         (["srm", "even-pixels", "--preset", "tiny", "--device", "cpu", "--ema-decay2", "0.9", "--init-ema2",
@@ -146,6 +147,27 @@ def test_train_cli_on_a_generated_split(tmp_path, capsys) -> None:
     assert "is a even-pixels dataset, but the run trains on sudoku" in capsys.readouterr().err
 
 
+def test_predicted_order_mix_trains_and_is_named_in_the_samples_and_the_leaderboard(tmp_path, capsys) -> None:
+    run = tmp_path / "run"
+    code, _ = run_cli(["-q", "train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o", str(run),
+                       "--steps", "2", "--batch-size", "2", "--sequential-mix", "1.0", "--sequential-overlap", "0.9",
+                       "--sequential-order", "predicted", "--device", "cpu"], capsys)
+    assert code == 0
+    from srm_bench.baselines.train import load_checkpoint
+    from srm_bench.leaderboard.store import _tsampling
+    from srm_bench.registry import get_task
+    from srm_bench.samples import read_samples
+
+    assert load_checkpoint(run / "last.pt")["config"]["tsampling"]["sequential_order"] == "predicted"
+    out = tmp_path / "s.h5"
+    code, _ = run_cli(["-q", "sample", str(run / "weights.safetensors"), "--sampler", "parallel", "--steps", "4",
+                       "--split", "hard", "-n", "1", "--device", "cpu", "-o", str(out)], capsys)
+    assert code == 0
+    training = read_samples(out, lambda attrs: get_task(attrs["task"])).attrs["model"]["training"]
+    assert training["sequential_order"] == "predicted"
+    assert _tsampling(training) == "uniform_tbar + 1 sequential (overlap 0.9, predicted order)"
+
+
 def test_sequential_mix_trains_continues_and_is_named_in_the_samples(tmp_path, capsys) -> None:
     run = tmp_path / "run"
     code, _ = run_cli(["-q", "train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o", str(run),
@@ -169,6 +191,7 @@ def test_sequential_mix_trains_continues_and_is_named_in_the_samples(tmp_path, c
     training = read_samples(out, lambda attrs: get_task(attrs["task"])).attrs["model"]["training"]
     assert training["sequential_mix"] == 1.0 and training["cooldown_steps"] == 2 and training["schedule_steps"] == 4
     assert training["steps"] == 4 and "parallel_mix" not in training
+    assert "sequential_order" not in training  # random order, the default, is not written
     # --parallel-mix (one shared level, no clean patch, in a share of the rows) is recorded the same way
     code, _ = run_cli(["-q", "train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o", str(tmp_path / "pm"),
                        "--init", str(run / "weights.safetensors"), "--steps", "3", "--batch-size", "2",

@@ -492,6 +492,40 @@ def test_make_batch_depends_on_seed_rank_and_step_alone(sudoku_stream: SudokuStr
         BatchMaker(cfg, torch.device("cpu"), rank=0, local_batch=2)
 
 
+def test_predicted_order_mix_begins_the_patches_the_network_is_surest_of(sudoku_stream: SudokuStream) -> None:
+    """--sequential-order predicted: the mix rows' noisy levels go to their patches in the order of the
+    ranker's uncertainty, read with every noisy patch at pure noise; everything else is as in random order."""
+    from srm_bench.baselines.train import BatchMaker
+
+    base = make_config("sudoku", "srm", "tiny")
+    mix = {**base.tsampling, "sequential_mix": 1.0, "sequential_overlap": 0.9}
+    plain = with_overrides(base, tsampling=mix)
+    pred = with_overrides(base, tsampling={**mix, "sequential_order": "predicted"})
+    seen = []
+
+    def ranker(z: torch.Tensor, t: torch.Tensor) -> torch.Tensor:  # surest of the highest patch index
+        seen.append((z.clone(), t.clone()))
+        return -torch.arange(t.shape[1], dtype=torch.float32).expand(t.shape)
+
+    a = BatchMaker(plain, torch.device("cpu"), rank=0, local_batch=4, stream=sudoku_stream)
+    b = BatchMaker(pred, torch.device("cpu"), rank=0, local_batch=4, stream=sudoku_stream, ranker=ranker)
+    ra, rb = a(5), b(5)
+    for name in ("x", "eps", "w"):  # the same images, noise, clean sets and weights: the ranker draws nothing
+        torch.testing.assert_close(getattr(ra, name), getattr(rb, name))
+    assert torch.equal(ra.t > 0, rb.t > 0) and not torch.equal(ra.t, rb.t)
+    (z, probe), = seen
+    assert torch.equal(probe, ra.t.masked_fill(ra.t > 0, 1.0))  # read at pure noise, clean patches clean
+    for row in range(4):
+        noisy = rb.t[row] > 0
+        assert torch.equal(rb.t[row][noisy].sort().values, ra.t[row][noisy].sort().values)
+        assert (rb.t[row][noisy].diff() <= 0).all()  # the highest index (surest) furthest along
+    torch.testing.assert_close(rb.z, b.path.noise(rb.x, rb.eps, pixel_levels(rb.t, b.grid, b.patch)))
+    for x, y in zip(rb.astuple(), b(5).astuple()):  # still a function of (seed, rank, step)
+        torch.testing.assert_close(x, y)
+    with pytest.raises(SrmBenchError, match="needs a ranker"):
+        BatchMaker(pred, torch.device("cpu"), rank=0, local_batch=4, stream=sudoku_stream)
+
+
 def test_sudoku_stream_labels_are_the_drawn_digits(sudoku_stream: SudokuStream) -> None:
     from srm_bench.evaluators.sudoku import tiles_of
 

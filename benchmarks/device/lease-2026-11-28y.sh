@@ -150,12 +150,13 @@ go)
   [ -e $R/.done-g16l-score ] && [ "${COUNT_BENCH_ON:-1}" = 1 ] && once count-bench deal count_bench ${#COUNT_BENCH[@]} ${g[*]} > $L/count-bench 2>&1
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
-ddpm)  # after o-g16l: the DDPM to the same images (~40 minutes of four H200s if it runs at the SRM's rate)
-  g=($(seq 0 $((NGPU - 1))))
-  once check-ddpm check 0 ddpm > $L/check-ddpm-summary 2>&1 || echo "check failed: o-ddpm trains without --cuda-graph" >> $L/check-ddpm-summary
+ddpm)  # after o-g16l: the DDPM to the same images (~40 minutes of four H200s if it runs at the SRM's rate);
+  # DDPM_GPUS (e.g. "2 3") gives it some of the GPUs only, the graph's check on the first of them
+  g=(${DDPM_GPUS:-$(seq 0 $((NGPU - 1)))})
+  once check-ddpm check ${g[0]} ddpm > $L/check-ddpm-summary 2>&1 || echo "check failed: o-ddpm trains without --cuda-graph" >> $L/check-ddpm-summary
   cp $L/check-unet-s-g16-gc-ddpm.txt $OUT/check-ddpm.txt 2>/dev/null
   ddpm $(tr ' ' , <<< "${g[*]}") 29500 > $L/ddpm 2>&1
-  once ddpm-score score_ddpm 0 > $L/ddpm-score 2>&1
+  once ddpm-score score_ddpm ${g[0]} > $L/ddpm-score 2>&1
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
 *) echo "usage: $0 go|ddpm" >&2; exit 2;;

@@ -106,9 +106,10 @@ ep_cont() {
     benchmarks/probe_even_pixels_count.py /tmp/runs/o-$name/weights.safetensors -n 1024 --noisy 1 4 16 24 --device cuda
   return 0
 }
-race_job() {  # J GPU
+race_job() {  # J GPU; a JUDGE_JOBS entry is "RUN NAME JOB [SEED]" (seed 0 unless given)
   local a=(${JUDGE_JOBS[$1]})
-  NAME=srm-unet-unet-s-g16-gc-${a[1]} GPU=$2 timeout $(left) bash benchmarks/device/eval.sh $(latest ${a[0]}) $R/ep-race ${a[2]}
+  NAME=srm-unet-unet-s-g16-gc-${a[1]} SEED=${a[3]:-0} GPU=$2 timeout $(left) bash benchmarks/device/eval.sh \
+    $(latest ${a[0]}) $R/ep-race ${a[2]}
 }
 race_judge() {
   local ref=$1 r w=(); shift
