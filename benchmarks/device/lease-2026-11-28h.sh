@@ -14,6 +14,9 @@
 # and per arm predicted and random order at overlap 0.95 with seeds 0 and 1 and predicted order at 0.9 with seed 0.
 # An arm beats its random-order twin when its predicted-order row at 0.95 over both seeds does (Fisher p < 0.05).
 # ~4,000 steps at ~7-9 steps/s: two calls, the second ending with the judge (~4 minutes) while the DDPM trains on.
+# Lower priority since benchmarks/probe_mix_order.py (docs/even-pixels-baselines.md, "Does predicted order have anything
+# to follow?"): these networks' uncertainty at pure noise barely tells Even Pixels' patches apart, so this order is close
+# to a random one here; lease i comes first.
 # Commands (carry [".whl", "runs"]; the shipped Sudoku weights set aside: tree 21 MB + wheels 1.4 + o-g16e 6.6 +
 # o-ddpm 6.6 + its compile cache 22.8 MB (if kept; else the DDPM compiles for ~2 minutes) = 58 MB. Call 1: runs/ holding
 # o-g16e.safetensors, o-ddpm.safetensors (`campaign.sh restore o-g16e o-ddpm`) and o-ddpm.compile-cache.gz if at hand;

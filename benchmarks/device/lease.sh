@@ -93,16 +93,19 @@ ep_job() {
     GPU=$4 timeout $(left) bash benchmarks/device/eval.sh $1 $2 ${EP_JOBS[$3]}
   fi
 }
-ep_cont() {
+ep_cont() {  # GPUS NAME FROM START [train args]: o-NAME from FROM (at step START) to STOP; GPUS a comma list
+  # (DDP over them under torchrun, port PORT [29500], when more than one); lr LR [4e-4] after the warm-up, decayed
+  # linearly to 0 over the last COOL steps [all of them: STOP - START]
   local gpu=$1 name=$2 from=$3 start=$4 init; shift 4
+  local n=$(( $(tr -cd , <<< "$gpu" | wc -c) + 1 ))
   reached $name $STOP && return 0
   [ $(left) -ge 150 ] || return 0
   init=$(init_of $name); [ -n "$init" ] || init=$from
   echo "o-$name from $init"
-  TASK=even-pixels GPUS=$gpu BASELINE=srm RUN=o-$name COMPILE=1 EVAL_EVERY=0 CACHE_OUT=0 DEADLINE=$(( T0 + ${END:-560} - 45 )) \
-    bash benchmarks/device/train.sh unet-s-g16-gc $(mins 60) "$init" \
-    --seed 0 --ema-decay 0.999 --lr 4e-4 --steps $STOP --cooldown-steps $(( STOP - start )) --cuda-graph "$@"
-  [ -e /tmp/runs/o-$name/weights.safetensors ] && CUDA_VISIBLE_DEVICES=$gpu timeout $(left) python \
+  TASK=even-pixels GPUS=$gpu NPROC=$n PORT=${PORT:-29500} BASELINE=srm RUN=o-$name COMPILE=1 EVAL_EVERY=0 CACHE_OUT=0 \
+    DEADLINE=$(( T0 + ${END:-560} - 45 )) bash benchmarks/device/train.sh unet-s-g16-gc $(mins 60) "$init" \
+    --seed 0 --ema-decay 0.999 --lr ${LR:-4e-4} --steps $STOP --cooldown-steps ${COOL:-$(( STOP - start ))} --cuda-graph "$@"
+  [ -e /tmp/runs/o-$name/weights.safetensors ] && CUDA_VISIBLE_DEVICES=${gpu%%,*} timeout $(left) python \
     benchmarks/probe_even_pixels_count.py /tmp/runs/o-$name/weights.safetensors -n 1024 --noisy 1 4 16 24 --device cuda
   return 0
 }
