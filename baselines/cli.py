@@ -111,6 +111,11 @@ def _progress(ctx: click.Context) -> bool:
 @click.option("--bf16/--no-bf16", default=None, help="bf16 autocast on CUDA [on].")
 @click.option("--resume/--no-resume", default=True, show_default=True, help="Continue from OUT/last.pt if present.")
 @click.option("--max-minutes", type=float, default=None, help="Stop (with a checkpoint) after this wall time.")
+@click.option("--stop-at", type=float, default=None,
+              help="Stop (with a checkpoint) once the clock passes this time, in seconds since the epoch "
+                   "(`date +%s`), whatever --max-minutes says: e.g. a GPU lease's end less the time the weights "
+                   "need to come back. It counts from no process start, so torchrun's start and the imports "
+                   "cannot push the run past it.")
 @click.option("--device", default=None, help="cuda or cpu [cuda if available].")
 @click.pass_context
 def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path | None, out: Path, steps: int | None,
@@ -120,7 +125,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
           tsampling: str | None, noise_path: str | None, target: str | None, ema_decay: float | None,
           ema_decay2: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
           train_items: int | None, compile_: bool | None, cuda_graph: bool | None, compile_cache: Path | None,
-          render_workers: int | None, bf16: bool | None, resume: bool, max_minutes: float | None,
+          render_workers: int | None, bf16: bool | None, resume: bool, max_minutes: float | None, stop_at: float | None,
           device: str | None, init: Path | None, init_ema2: Path | None, eval_every: int, eval_count: int, eval_splits: str | None,
           eval_budget: int) -> None:
     """Train the SRM or the DDPM baseline on a task (DDP under torchrun)."""
@@ -131,6 +136,8 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
     from .tsampling import TSamplingConfig
 
     cfg = make_config(task, baseline, preset)
+    if stop_at is not None and stop_at <= 0:
+        raise SrmBenchError(f"--stop-at takes seconds since the epoch (`date +%s`), got {stop_at}")
     if cooldown_steps is not None and cooldown_steps < 0:
         raise SrmBenchError(f"--cooldown-steps must be >= 0, got {cooldown_steps}")
     if ema_decay is not None and not 0 <= ema_decay < 1:
@@ -169,7 +176,8 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
             _dist()
             dist.barrier()
     splits = tuple(s.strip() for s in eval_splits.split(",") if s.strip()) if eval_splits else None
-    summary = run_train(cfg, data, out, device=device, resume=resume, max_minutes=max_minutes, progress=_progress(ctx),
+    summary = run_train(cfg, data, out, device=device, resume=resume, max_minutes=max_minutes, stop_at=stop_at,
+                        progress=_progress(ctx),
                         init=init, init_ema2=init_ema2, eval_every=eval_every, eval_count=eval_count, eval_splits=splits,
                         eval_budget=eval_budget, compile_cache=compile_cache, render_workers=render_workers)
     click.echo(json.dumps(summary))

@@ -726,7 +726,8 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
           resume: bool = True, max_minutes: float | None = None, progress: bool = True, init: str | Path | None = None,
           eval_every: int = 0, eval_count: int = 64, eval_splits: tuple[str, ...] | None = None,
           eval_budget: int = 100, compile_cache: str | Path | None = None,
-          render_workers: int | None = None, init_ema2: str | Path | None = None) -> dict[str, Any]:
+          render_workers: int | None = None, init_ema2: str | Path | None = None,
+          stop_at: float | None = None) -> dict[str, Any]:
     """Train (or resume, or continue from weights) a baseline.
 
     Writes ``out/last.pt`` (full state, for resuming on the same machine), ``out/weights.safetensors``
@@ -743,6 +744,9 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
         device: ``cuda`` or ``cpu`` (default: CUDA if available); under torchrun the local GPU.
         resume: continue from ``out/last.pt`` when it exists.
         max_minutes: stop (with a checkpoint) after this much wall time.
+        stop_at: stop (with a checkpoint) once the clock passes this time (seconds since the epoch,
+            ``time.time()``), whatever ``max_minutes`` says: a lease's end less the time its weights
+            need to come back. Unlike ``max_minutes`` it does not depend on when the process started.
         progress: show a progress bar (rank 0).
         init: a weights file to continue from (fresh optimizer, warm-up again; step count,
             images and GPU-hours carried over). Ignored when ``out/last.pt`` is resumed.
@@ -866,10 +870,12 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
                          state.record)
 
     def out_of_time(step: int) -> bool:
-        if max_minutes is None or step % cfg.log_every:
+        if (max_minutes is None and stop_at is None) or step % cfg.log_every:
             return False
+        over = ((max_minutes is not None and time.perf_counter() - t0 > 60 * max_minutes)
+                or (stop_at is not None and time.time() > stop_at))
         # Decided together so that no rank waits for another in DDP.
-        flag = torch.tensor(float((time.perf_counter() - t0) > 60 * max_minutes), device=dev)
+        flag = torch.tensor(float(over), device=dev)
         if world > 1:
             dist.all_reduce(flag, op=dist.ReduceOp.MAX)
         return bool(flag.item())
@@ -931,12 +937,15 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
             if step % cfg.log_every == 0 or step == cfg.steps:
                 loss_val = log_step(step, lr, loss, parts, grad_norm)
             timed_out = out_of_time(step)
+            if timed_out and eval_every:
+                checkpoint(step)  # first: a deadline (--stop-at) may leave no time for the evaluation
             if eval_every and (step % eval_every == 0 or step == cfg.steps or timed_out):
                 run_eval(step)
             if step % cfg.ckpt_every == 0 or step == cfg.steps or timed_out:
-                checkpoint(step)
+                checkpoint(step)  # (again after a last evaluation: its time counts in the record)
             if timed_out:
-                log.info("stopping at step %d after %.1f minutes (checkpoint written)", step, max_minutes)
+                log.info("stopping at step %d, out of time (--max-minutes / --stop-at), after %.1f minutes "
+                         "(checkpoint written)", step, (time.perf_counter() - t0) / 60)
                 break
     bar.close()
     rec = current_record(step)

@@ -87,6 +87,7 @@ def test_train_cli_refuses_sharpness_for_ddpm(tmp_path, capsys) -> None:
         (["srm", "even-pixels", "--ema-decay2", "1.0"], "--ema-decay2 must be in [0, 1)"),
         (["srm", "even-pixels", "--sequential-overlap", "0.9"], "set sequential_mix too"),
         (["srm", "even-pixels", "--sequential-order", "predicted"], "set sequential_mix too"),
+        (["srm", "even-pixels", "--stop-at", "-5"], "--stop-at takes seconds since the epoch"),
         (["ddpm", "even-pixels", "--sequential-overlap", "0.9"], "--sequential-overlap applies to the SRM"),
         (["ddpm", "sudoku", "--ema-decay", "-0.5"], "--ema-decay must be in [0, 1)"),
         (["srm", "even-pixels", "--preset", "tiny", "--device", "cpu", "--ema-decay2", "0.9", "--init-ema2",

@@ -322,6 +322,29 @@ def test_max_minutes_counts_the_graph_capture(tmp_path: Path, monkeypatch: pytes
     assert load_checkpoint(tmp_path / "last.pt")["step"] == 1
 
 
+def test_stop_at_stops_at_a_wall_clock_time_with_the_checkpoint_before_the_last_evaluation(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--stop-at: a time already past stops the run at its first check (log_every 1: step 1) with a
+    checkpoint of that step, written before the last evaluation, which a lease's end may cut."""
+    import time
+
+    import srm_bench.baselines.train as train_mod
+
+    out = train(tiny_cfg(), tiny_data(), tmp_path / "a", device="cpu", progress=False, stop_at=time.time() - 1)
+    assert out["steps"] == 1 and load_checkpoint(tmp_path / "a" / "last.pt")["step"] == 1
+    out = train(tiny_cfg(), tiny_data(), tmp_path / "b", device="cpu", progress=False, stop_at=time.time() + 3600)
+    assert out["steps"] == 6  # a time still ahead changes nothing
+
+    def cut(*args, **kwargs):  # the lease's guard ending the process during the evaluation
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_mod, "evaluate_model", cut)
+    with pytest.raises(KeyboardInterrupt):
+        train(tiny_cfg(), tiny_data(), tmp_path / "c", device="cpu", progress=False, stop_at=time.time() - 1,
+              eval_every=5)
+    assert load_checkpoint(tmp_path / "c" / "last.pt")["step"] == 1
+
+
 @pytest.mark.slow
 def test_compile_cache_lets_a_fresh_machine_skip_the_compilation(tmp_path: Path) -> None:
     """--compile-cache: a run compiles (its graphs missing from an empty compiler cache) and writes

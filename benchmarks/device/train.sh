@@ -38,14 +38,13 @@ start=$(date +%s)
 # DEADLINE (epoch seconds, optional): the run is stopped there whatever --max-minutes says, so that
 # the weights of its last checkpoint still come back inside the call (lease y lost a call's weights
 # when the call's limit killed everything). train's --max-minutes clock starts only inside the process,
-# after torchrun's start, the imports and the data stream (tens of seconds), so MINUTES is also capped
-# to end STARTUP_S (75) before DEADLINE: train then stops itself with a checkpoint of its last step
-# instead of being cut at the deadline back to its last periodic one (lease f lost 300 DDPM steps so).
-[ -n "${DEADLINE:-}" ] && minutes=$(python3 -c \
-  "print(round(max(0.5, min($minutes, ($DEADLINE - $start - ${STARTUP_S:-75}) / 60)), 2))")
+# after torchrun's start, the imports and the data stream (tens of seconds), so train also gets
+# --stop-at DEADLINE - SAVE_S (20): it then stops itself with a checkpoint of its last step before the
+# guard cuts it back to its last periodic one (lease f lost 300 DDPM steps so).
 go() {
   local guard=()
   [ -n "${DEADLINE:-}" ] && guard=(timeout $(( DEADLINE - $(date +%s) > 1 ? DEADLINE - $(date +%s) : 1 )))
+  [ -n "${DEADLINE:-}" ] && set -- --stop-at $(( DEADLINE - ${SAVE_S:-20} )) "$@"
   "${guard[@]}" "${launch[@]}" -q train --baseline "${BASELINE:-srm}" --task $task --preset $preset -o $run \
     --eval-every "${EVAL_EVERY:-1000}" --eval-count 64 --eval-splits $splits \
     --eval-budget "${EVAL_BUDGET:-200}" "$@"
