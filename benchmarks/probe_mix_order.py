@@ -91,7 +91,10 @@ def main() -> None:
     near = clean_neighbours(~noisy, side)
     flight_b = (b.t > 0) & (b.t < 1)
     flight_a = (a.t > 0) & (a.t < 1)
-    beside = (lambda f: ((near > 0) & f).sum().item() / max(1, f.sum().item()))
+
+    def beside(flight: torch.Tensor) -> float:  # the share of in-flight patches with a clean 4-neighbour
+        return ((near > 0) & flight).sum().item() / max(1, flight.sum().item())
+
     print(f"{args.weights}: {args.n} mix rows of overlap {args.overlap}, step {args.step}, {args.device}")
     print(f"  spread of the log-variance over a row's noisy patches: {spread:.3f}")
     print(f"  consistency across two noise draws (Spearman): {spearman_rows(lv, lv2, noisy):+.3f}")
