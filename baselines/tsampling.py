@@ -266,6 +266,7 @@ class DeviceLevelSampler:
         self.config = config
         self.num_patches = num_patches
         self.device = torch.device(device)
+        self.last_mix_rows: torch.Tensor | None = None  # (B,) the rows the last sample() drew as sequential_mix states
         self.bins = config.weight_bins
         self.bin_weights = torch.ones(self.bins, device=self.device)
         if config.kind == "uniform_tbar":
