@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from .configs import SEQUENTIAL_ORDERS
 from .presets import BASELINES, PRESETS
 
 log = logging.getLogger(__name__)
@@ -68,7 +69,7 @@ def _progress(ctx: click.Context) -> bool:
               help="With --sequential-mix: its rows are states of the sequential sampler with this overlap "
                    "(~1/(1-O) patches in flight at evenly spaced levels) instead of one patch at a time; our "
                    "deviation, see docs/even-pixels-baselines.md [0].")
-@click.option("--sequential-order", type=click.Choice(["random", "predicted"]), default=None,
+@click.option("--sequential-order", type=click.Choice(SEQUENTIAL_ORDERS), default=None,
               help="With --sequential-mix: the order in which its rows take up their patches. predicted ranks "
                    "a row's noisy patches by the uncertainty the EMA network predicts for them at pure noise (the "
                    "most certain furthest along, as the predicted-order sampler begins the most certain next; one "

@@ -30,6 +30,8 @@ import torch
 
 from srm_bench.baselines.presets import make_config, with_overrides
 from srm_bench.baselines.train import _dist, build_model, train
+from srm_bench.baselines.tsampling import TSamplingConfig
+from srm_bench.errors import SrmBenchError
 
 PEAK_BF16 = {"H100": 989e12, "H200": 989e12}  # dense bf16 tensor-core peak (SXM)
 
@@ -86,9 +88,16 @@ def main() -> None:
         key, _, value = item.partition("=")
         if key not in cfg.tsampling or not value:
             ap.error(f"--tsampling {item}: KEY=VALUE with KEY one of {', '.join(cfg.tsampling)}")
-        levels[key] = value if isinstance(cfg.tsampling[key], str) else type(cfg.tsampling[key])(value)
+        try:
+            levels[key] = value if isinstance(cfg.tsampling[key], str) else type(cfg.tsampling[key])(value)
+        except ValueError:
+            ap.error(f"--tsampling {item}: {key} takes a {type(cfg.tsampling[key]).__name__}")
     if levels:
         cfg = with_overrides(cfg, tsampling={**cfg.tsampling, **levels})
+        try:
+            TSamplingConfig(**cfg.tsampling).validate()
+        except SrmBenchError as exc:
+            ap.error(f"--tsampling: {exc}")
     fpi = flops_per_image(cfg, device) if rank == 0 else 0.0
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     peak = next((v for k, v in PEAK_BF16.items() if k in name), None)

@@ -15,14 +15,19 @@ Even Pixels stream through the real BatchMaker with the trained network as its r
   - in flight beside clean: the share of in-flight patches (0 < t < 1) with a clean 4-neighbour, in
     predicted and in random order (the same rows otherwise).
 
+(benchmarks/probe_uncertainty_rank.py asks the other question of the same head: does its ranking follow the
+patches' true one-step error, at one level for all noisy patches.)
+
 Usage: python benchmarks/probe_mix_order.py WEIGHTS [-n 64] [--overlap 0.95] [--step 1] [--device cpu]
 """
 from __future__ import annotations
 
 import argparse
 
+import numpy as np
 import torch
 import torch.nn.functional as F
+from scipy.stats import spearmanr
 
 from srm_bench.baselines.diffusion import pixel_levels
 from srm_bench.baselines.inference import load_denoiser
@@ -32,18 +37,11 @@ from srm_bench.baselines.train import BatchMaker
 
 
 def spearman_rows(a: torch.Tensor, b: torch.Tensor, mask: torch.Tensor) -> float:
-    """Mean over rows of the Spearman correlation of a and b over the row's masked entries."""
-    out = []
-    for ra, rb, m in zip(a, b, mask):
-        if int(m.sum()) < 3:
-            continue
-        x = ra[m].argsort().argsort().float()
-        y = rb[m].argsort().argsort().float()
-        x, y = x - x.mean(), y - y.mean()
-        den = (x.norm() * y.norm()).item()
-        if den > 0:
-            out.append((x @ y).item() / den)
-    return sum(out) / max(1, len(out))
+    """Mean over rows of the Spearman correlation of a and b over the row's masked entries (rows
+    with fewer than 3 of them, or a constant side, left out)."""
+    rho = [spearmanr(x, y).statistic for x, y in ((ra[m].numpy(), rb[m].numpy()) for ra, rb, m in zip(a, b, mask))
+           if len(x) >= 3 and np.ptp(x) > 0 and np.ptp(y) > 0]
+    return float(np.mean(rho)) if rho else float("nan")
 
 
 def clean_neighbours(clean: torch.Tensor, side: int) -> torch.Tensor:
