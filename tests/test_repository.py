@@ -147,3 +147,54 @@ def test_campaign_join_puts_a_calls_weight_parts_back_together(tmp_path: Path) -
     empty.mkdir()
     none = subprocess.run([*script[:-1], str(empty)], cwd=repo, capture_output=True, text=True)
     assert none.returncode == 1 and "no weights-" in none.stderr
+
+
+def test_train_sh_sets_aside_a_run_folder_behind_its_init(tmp_path: Path) -> None:
+    """benchmarks/device/train.sh resumes a run folder's last.pt only when it is not behind the carried INIT: a
+    host lent afresh can hold an earlier lease's /tmp/runs, whose older state would otherwise be trained on in
+    silence. Behind INIT, the folder is set aside and INIT continues; level with it, the folder is resumed."""
+    import json
+    import shutil
+    import uuid
+
+    import torch
+    from safetensors.torch import save_file
+
+    repo = tmp_path / "repo"
+    (repo / "benchmarks/device").mkdir(parents=True)
+    for f in ("train.sh", "campaign.sh"):
+        shutil.copy(REPO / "benchmarks/device" / f, repo / "benchmarks/device" / f)
+    (repo / "benchmarks/device/setup.sh").write_text("set -o pipefail\n")  # no install on the CPU
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "srm-bench").write_text('#!/bin/bash\necho "$@" > "$ARGS_FILE"; touch "$RUN_DIR"/{log,eval}.csv\n')
+    (bin_dir / "srm-bench").chmod(0o755)
+    (repo / "runs").mkdir()
+
+    def weights(path: Path, step: int) -> None:
+        save_file({"w": torch.zeros(2)}, str(path), metadata={"record": json.dumps({"step": step})})
+
+    weights(repo / "runs/o-x.safetensors", 5000)
+    name = f"test-stale-{uuid.uuid4().hex[:8]}"
+    run = Path("/tmp/runs") / name
+    out = tmp_path / "out"
+    out.mkdir()
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "ARGS_FILE": str(tmp_path / "args"),
+           "RUN": name, "RUN_DIR": str(run), "TASK": "even-pixels", "OUT": str(out), "WEIGHTS": "0"}
+    try:
+        for have, resumed in ((3000, False), (5000, True)):
+            shutil.rmtree(run, ignore_errors=True)
+            run.mkdir(parents=True)
+            (run / "last.pt").write_bytes(b"state")
+            weights(run / "weights.safetensors", have)
+            done = subprocess.run(["bash", "benchmarks/device/train.sh", "unet-s", "1", "runs/o-x.safetensors"],
+                                  cwd=repo, env=env, capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+            args = (tmp_path / "args").read_text()
+            assert ("--init runs/o-x.safetensors" not in args) == resumed, (have, args)
+            assert (run / "last.pt").exists() == resumed, have
+            assert ("behind INIT's 5000" in done.stdout) != resumed, done.stdout
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+        for stale in Path("/tmp/stale").glob(f"{name}-*"):
+            shutil.rmtree(stale, ignore_errors=True)

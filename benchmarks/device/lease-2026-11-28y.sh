@@ -150,6 +150,11 @@ go)
   [ -e $R/.done-g16l-score ] && [ "${COUNT_BENCH_ON:-1}" = 1 ] && once count-bench deal count_bench ${#COUNT_BENCH[@]} ${g[*]} > $L/count-bench 2>&1
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
+ddpm-mid)  # the carried o-ddpm scored as it stands first (parallel, ~1 minute on GPU 0), then `ddpm`: a point on the
+  # way at a constant lr, not cooled down, so not the row the run ends with (results in $R/ep-ddpm-STEP)
+  w=runs/o-ddpm.safetensors
+  [ -e $w ] && GPU=0 timeout 240 bash benchmarks/device/eval.sh $w $R/ep-ddpm-$(wstep $w) :parallel > $L/ddpm-mid 2>&1
+  ;&
 ddpm)  # after o-g16l: the DDPM to the same images (~40 minutes of four H200s if it runs at the SRM's rate);
   # DDPM_GPUS (e.g. "2 3") gives it some of the GPUs only, the graph's check on the first of them
   g=(${DDPM_GPUS:-$(seq 0 $((NGPU - 1)))})
@@ -159,6 +164,6 @@ ddpm)  # after o-g16l: the DDPM to the same images (~40 minutes of four H200s if
   once ddpm-score score_ddpm ${g[0]} > $L/ddpm-score 2>&1
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
-*) echo "usage: $0 go|ddpm" >&2; exit 2;;
+*) echo "usage: $0 go|ddpm|ddpm-mid" >&2; exit 2;;
 esac
 bash benchmarks/device/collect.sh

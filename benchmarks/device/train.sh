@@ -25,6 +25,16 @@ name=${RUN:-$preset}
 run=/tmp/runs/$name
 mkdir -p $run
 [ -n "${GPUS:-}" ] && export CUDA_VISIBLE_DEVICES=$GPUS
+# A last.pt older than INIT is not this campaign's latest (a host's /tmp from an earlier lease, or a run carried on
+# elsewhere since): set aside, and INIT continues instead of an old state being resumed in silence
+if [ -n "$init" ] && [ -e $run/last.pt ]; then
+  have=$(bash benchmarks/device/campaign.sh record $run/weights.safetensors step 2>/dev/null || echo 0)
+  want=$(bash benchmarks/device/campaign.sh record "$init" step)
+  if [ "${have:-0}" -lt "${want:-0}" ]; then
+    mkdir -p /tmp/stale && mv $run /tmp/stale/$name-$(date +%s) && mkdir -p $run
+    echo "train.sh: $run was at step ${have:-0}, behind INIT's $want: set aside in /tmp/stale, $init continues" | tee $run/train.log
+  fi
+fi
 args=()
 [ -n "$init" ] && [ ! -e $run/last.pt ] && args+=(--init "$init")
 # A second EMA carried from the last machine (cat weights-RUN-ema2.part-* > runs/RUN-ema2.safetensors) continues
