@@ -43,6 +43,9 @@
 # After every call, with the weights' `cat`: cat $D/compile-cache-o-g16l.part-* > runs/o-g16l.compile-cache.gz
 # (if tree + .whl + runs/ pass 64 MiB: mkdir -p /work/aside/shipped && mv baselines/weights/*.safetensors
 # /work/aside/shipped/ before the call, and back after the lease; nothing here reads them).
+# After the twenty-sixth lease (thirtieth session; two calls on 2x H200 at 17.0 steps/s, one on 1x H200 at 9.1): o-ddpm at
+# step 43,600 (89.3M images, campaign d427ead); `ddpm-mid` scored its step-42,600 weights first: 0.130 in parallel.
+# 56,400 steps to go (~32 minutes of four H200s, ~55 of two).
 # `ddpm` (once o-g16l is scored): the DDPM o-ddpm from its 61.4M images to the same step 100,000, the graph checked
 # for the DDPM first (~1 minute, GPU 0, once a host), then its parallel row. Restore o-ddpm, carry runs/ holding
 # o-ddpm.safetensors (and o-ddpm.compile-cache.gz), and after each call:
