@@ -149,6 +149,41 @@ def test_campaign_join_puts_a_calls_weight_parts_back_together(tmp_path: Path) -
     assert none.returncode == 1 and "no weights-" in none.stderr
 
 
+def test_setup_sh_sets_aside_an_earlier_lease_s_tmp(tmp_path: Path) -> None:
+    """benchmarks/device/setup.sh sets an earlier lease's runs/ and results/ aside on our first call of a host, and
+    with LEASE on the first call of each lease even where the host kept its installed site (thirty-first session);
+    a later call of the same lease keeps them (a warm host resumes its runs)."""
+    root = tmp_path / "tmp"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("python3", "nvidia-smi"):
+        (bin_dir / tool).write_text("#!/bin/bash\nexit 0\n")
+        (bin_dir / tool).chmod(0o755)
+
+    def call(lease: str | None) -> bool:
+        """One call; whether its runs/ and results/ were set aside (each holds a file before it)."""
+        for d in ("runs", "results"):
+            (root / d).mkdir(parents=True, exist_ok=True)
+            (root / d / "mark").write_text("x")
+        env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SETUP_TMP": str(root)}
+        env.pop("LEASE", None)
+        if lease is not None:
+            env["LEASE"] = lease
+        done = subprocess.run(["bash", "-c", "source benchmarks/device/setup.sh"], cwd=REPO, env=env,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        gone = [not (root / d / "mark").exists() for d in ("runs", "results")]
+        assert gone[0] == gone[1] and (root / "site/.done").exists(), (gone, done.stdout)
+        return gone[0]
+
+    assert call(None)  # a host new to us
+    assert not call(None)  # the next call on it, without LEASE: as before
+    assert call("k")  # a host that kept its site from another lease
+    assert not call("k")  # the same lease's next call: its runs continue
+    assert call("l")  # the next lease on the same host
+    assert len(list((root / "stale").iterdir())) == 6
+
+
 def test_train_sh_sets_aside_a_run_folder_behind_its_init(tmp_path: Path) -> None:
     """benchmarks/device/train.sh resumes a run folder's last.pt only when it is not behind the carried INIT: a
     host lent afresh can hold an earlier lease's /tmp/runs, whose older state would otherwise be trained on in

@@ -46,6 +46,11 @@
 # After the twenty-sixth lease (thirtieth session; two calls on 2x H200 at 17.0 steps/s, one on 1x H200 at 9.1): o-ddpm at
 # step 43,600 (89.3M images, campaign d427ead); `ddpm-mid` scored its step-42,600 weights first: 0.130 in parallel.
 # 56,400 steps to go (~32 minutes of four H200s, ~55 of two). With CHECK=0 a fresh host skips the graph's check.
+# Twenty-seventh lease (thirty-first session, 1x H200 only): a cooled branch, DDPM_RUN=ddpm-cool G16L_STOP=50600
+# G16L_COOL=7000 from o-ddpm's step 43,600 (all 7,000 steps in the decay), scored 0.096 in parallel at 103.6M images,
+# below the constant-lr 0.130 at 87.2M (p 0.11): the cool-down did not lift the DDPM. o-ddpm itself went on at the
+# constant lr to step 47,200 (campaign 47d732c). Give every call of a lease the same LEASE=<date><letter>: setup.sh then
+# sets aside what an earlier lease left on a host, even one that kept its installed site (this lease's call 3 found one).
 # `ddpm` (once o-g16l is scored): the DDPM o-ddpm from its 61.4M images to the same step 100,000, the graph checked
 # for the DDPM first (~1 minute, GPU 0, once a host), then its parallel row. Restore o-ddpm, carry runs/ holding
 # o-ddpm.safetensors (and o-ddpm.compile-cache.gz), and after each call:
@@ -64,6 +69,9 @@ source benchmarks/device/lease.sh
 R=/tmp/results; W=/tmp/runs
 L=/tmp/lease-y; rm -rf $L; mkdir -p $L
 G16L_STOP=${G16L_STOP:-100000}; G16L_COOL=${G16L_COOL:-10000}
+# DDPM_RUN names the DDPM's run (default ddpm: o-ddpm, carried as runs/o-ddpm.safetensors); a branch such as
+# DDPM_RUN=ddpm-cool with its own G16L_STOP / G16L_COOL trains and scores a copy under that name
+DR=${DDPM_RUN:-ddpm}
 SHIPPED=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors
 P=benchmarks/probe_even_pixels_count.py
 check() { graph_check $1 even-pixels unet-s-g16-gc ${2:-srm} 512; }  # GPU [BASELINE]
@@ -119,19 +127,19 @@ count_bench() {  # J GPU
 # passed for the DDPM (the DDPM draws one level for every patch; checked on the CPU only so far)
 ddpm() {  # GPUS PORT
   local n=$(( $(tr -cd , <<< "$1" | wc -c) + 1 )) extra=()
-  reached ddpm $G16L_STOP && return 0
+  reached $DR $G16L_STOP && return 0
   [ $(left) -ge 150 ] || return 0
-  fresh ddpm || return 1
+  fresh $DR || return 1
   [ "${GRAPH:-1}" = 1 ] && [ -e $R/.done-check-ddpm ] && extra=(--cuda-graph)
-  echo "o-ddpm from $(init_of ddpm), ${extra[*]:-no graph}"
-  TASK=even-pixels GPUS=$1 NPROC=$n PORT=$2 BASELINE=ddpm RUN=o-ddpm COMPILE=1 EVAL_EVERY=0 DEADLINE=$(( T0 + ${END:-560} - 45 )) \
-    bash benchmarks/device/train.sh unet-s-g16-gc $(mins 60) "$(init_of ddpm)" \
+  echo "o-$DR from $(init_of $DR), ${extra[*]:-no graph}"
+  TASK=even-pixels GPUS=$1 NPROC=$n PORT=$2 BASELINE=ddpm RUN=o-$DR COMPILE=1 EVAL_EVERY=0 DEADLINE=$(( T0 + ${END:-560} - 45 )) \
+    bash benchmarks/device/train.sh unet-s-g16-gc $(mins 60) "$(init_of $DR)" \
     --seed 0 --ema-decay 0.999 --steps $G16L_STOP --cooldown-steps $G16L_COOL "${extra[@]}"
   return 0
 }
 score_ddpm() {  # GPU: its one row (parallel sampling) once it reached the end
-  reached ddpm $G16L_STOP || { echo "o-ddpm at step $(wstep $(latest ddpm)) of $G16L_STOP: not scored"; return 1; }
-  GPU=$1 timeout $(left) bash benchmarks/device/eval.sh $(latest ddpm) $R/ep-ddpm :parallel
+  reached $DR $G16L_STOP || { echo "o-$DR at step $(wstep $(latest $DR)) of $G16L_STOP: not scored"; return 1; }
+  GPU=$1 timeout $(left) bash benchmarks/device/eval.sh $(latest $DR) $R/ep-$DR :parallel
 }
 score_g16l() {  # GPU...: Table 2 and Figure 6 once the run reached its end, EVAL_PER_GPU (2) jobs at once a GPU:
   # a 1000-NFE job of this 3.3M network took 44-48 s alone (~45 ms an evaluation at 500 images), which looks
@@ -166,7 +174,7 @@ ddpm)  # after o-g16l: the DDPM to the same images (~40 minutes of four H200s if
   else once check-ddpm check ${g[0]} ddpm > $L/check-ddpm-summary 2>&1 || echo "check failed: o-ddpm trains without --cuda-graph" >> $L/check-ddpm-summary; fi
   cp $L/check-unet-s-g16-gc-ddpm.txt $OUT/check-ddpm.txt 2>/dev/null
   ddpm $(tr ' ' , <<< "${g[*]}") 29500 > $L/ddpm 2>&1
-  once ddpm-score score_ddpm ${g[0]} > $L/ddpm-score 2>&1
+  once $DR-score score_ddpm ${g[0]} > $L/ddpm-score 2>&1
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
 *) echo "usage: $0 go|ddpm|ddpm-mid" >&2; exit 2;;
