@@ -72,6 +72,9 @@ G16L_STOP=${G16L_STOP:-100000}; G16L_COOL=${G16L_COOL:-10000}
 # DDPM_RUN names the DDPM's run (default ddpm: o-ddpm, carried as runs/o-ddpm.safetensors); a branch such as
 # DDPM_RUN=ddpm-cool with its own G16L_STOP / G16L_COOL trains and scores a copy under that name
 DR=${DDPM_RUN:-ddpm}
+# DDPM_PRESET (default unet-s-g16-gc) its network, e.g. DDPM_RUN=ddpm-paper DDPM_PRESET=paper FRESH=1 for the DDPM of the
+# paper's 19.7M UNet from scratch (a preset other than the default gets its own graph check: CHECK=0 trusts only the default)
+DP=${DDPM_PRESET:-unet-s-g16-gc}
 SHIPPED=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors
 P=benchmarks/probe_even_pixels_count.py
 check() { graph_check $1 even-pixels unet-s-g16-gc ${2:-srm} 512; }  # GPU [BASELINE]
@@ -133,7 +136,7 @@ ddpm() {  # GPUS PORT
   [ "${GRAPH:-1}" = 1 ] && [ -e $R/.done-check-ddpm ] && extra=(--cuda-graph)
   echo "o-$DR from $(init_of $DR), ${extra[*]:-no graph}"
   TASK=even-pixels GPUS=$1 NPROC=$n PORT=$2 BASELINE=ddpm RUN=o-$DR COMPILE=1 EVAL_EVERY=0 DEADLINE=$(( T0 + ${END:-560} - 45 )) \
-    bash benchmarks/device/train.sh unet-s-g16-gc $(mins 60) "$(init_of $DR)" \
+    bash benchmarks/device/train.sh $DP $(mins 60) "$(init_of $DR)" \
     --seed 0 --ema-decay 0.999 --steps $G16L_STOP --cooldown-steps $G16L_COOL "${extra[@]}"
   return 0
 }
@@ -163,16 +166,18 @@ go)
   ;;
 ddpm-mid)  # the carried o-ddpm scored as it stands first (parallel, ~1 minute on GPU 0), then `ddpm`: a point on the
   # way at a constant lr, not cooled down, so not the row the run ends with (results in $R/ep-ddpm-STEP)
-  w=runs/o-ddpm.safetensors
-  [ -e $w ] && GPU=0 timeout 240 bash benchmarks/device/eval.sh $w $R/ep-ddpm-$(wstep $w) :parallel > $L/ddpm-mid 2>&1
+  w=runs/o-$DR.safetensors
+  [ -e $w ] && GPU=0 timeout 240 bash benchmarks/device/eval.sh $w $R/ep-$DR-$(wstep $w) :parallel > $L/ddpm-mid 2>&1
   ;&
 ddpm)  # after o-g16l: the DDPM to the same images (~40 minutes of four H200s if it runs at the SRM's rate);
   # DDPM_GPUS (e.g. "2 3") gives it some of the GPUs only, the graph's check on the first of them
   g=(${DDPM_GPUS:-$(seq 0 $((NGPU - 1)))})
   # CHECK=0 trusts the graph for the DDPM (it passed bit for bit on three hosts, leases f and j) and saves ~1 minute
-  if [ "${CHECK:-1}" = 0 ]; then mkdir -p $R; touch $R/.done-check-ddpm
-  else once check-ddpm check ${g[0]} ddpm > $L/check-ddpm-summary 2>&1 || echo "check failed: o-ddpm trains without --cuda-graph" >> $L/check-ddpm-summary; fi
-  cp $L/check-unet-s-g16-gc-ddpm.txt $OUT/check-ddpm.txt 2>/dev/null
+  if [ "${CHECK:-1}" = 0 ] && [ $DP = unet-s-g16-gc ]; then mkdir -p $R; touch $R/.done-check-ddpm
+  elif [ $DP = unet-s-g16-gc ]; then once check-ddpm graph_check ${g[0]} even-pixels $DP ddpm 512 > $L/check-ddpm-summary 2>&1 || echo "check failed: o-$DR trains without --cuda-graph" >> $L/check-ddpm-summary
+  else rm -f $R/.done-check-ddpm; once check-ddpm-$DP graph_check ${g[0]} even-pixels $DP ddpm 512 > $L/check-ddpm-summary 2>&1 \
+    && touch $R/.done-check-ddpm || echo "check failed: o-$DR trains without --cuda-graph" >> $L/check-ddpm-summary; fi
+  cp $L/check-$DP-ddpm.txt $OUT/check-ddpm.txt 2>/dev/null
   ddpm $(tr ' ' , <<< "${g[*]}") 29500 > $L/ddpm 2>&1
   once $DR-score score_ddpm ${g[0]} > $L/ddpm-score 2>&1
   grep -h -v -i warn $L/* 2>/dev/null
