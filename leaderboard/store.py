@@ -371,7 +371,7 @@ def load_entries(dirs: Iterable[str | Path], problems: list[str] | None = None) 
 
 
 RECORD_FIELDS = frozenset((
-    "task", "split", *IDENTITY, *COMPARABILITY, "sampler_name", "sampler_seed", "device", "gpu_hours", "train_images", "seed", "tables", "reference", "created",
+    "task", "split", *IDENTITY, *COMPARABILITY, "sampler_name", "sampler_seed", "device", "gpu_hours", "train_images", "train_schedule", "train_cooldown", "seed", "tables", "reference", "created",
     "srm_bench_version", "path", "per_sample_file", "notes"))
 
 
@@ -499,6 +499,9 @@ def _record(e: Entry) -> dict[str, Any]:
         "checkpoint": str(training["checkpoint_sha256"])[:12] if training.get("checkpoint_sha256") else None,
         "gpu_hours": _num(training.get("gpu_hours")),
         "train_images": _train_images(training),
+        # The learning-rate schedule: its length and the linear decay to 0 at its end (0: constant after the warm-up)
+        "train_schedule": _int(training.get("schedule_steps")),
+        "train_cooldown": _int(training.get("cooldown_steps")),
         "evaluator": _evaluator_label(evaluator),
         "dataset": _dataset_label(res),
         "source": json.dumps(source, sort_keys=True) if source else "",
@@ -559,7 +562,7 @@ def to_frame(entries: list[Entry]) -> pd.DataFrame:
     frame = pd.DataFrame.from_records([_record(e) for e in entries])
     if frame.empty:
         return pd.DataFrame(columns=["task", "split", *IDENTITY, *COMPARABILITY, "path"])
-    for col in ("sampler_steps", "top_k", "train_steps", "train_batch", "n", "seed"):
+    for col in ("sampler_steps", "top_k", "train_steps", "train_batch", "train_schedule", "train_cooldown", "n", "seed"):
         try:  # whole numbers stay whole where some are missing (pandas would make them floats)
             frame[col] = frame[col].astype("Int64")
         except (TypeError, ValueError, OverflowError):

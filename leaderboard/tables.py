@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
@@ -182,7 +183,7 @@ def _layout_records(frame: pd.DataFrame, layout: Layout) -> list[dict[str, Any]]
         keep |= hit
     metrics = {c.metric for c in layout.columns}
     wanted = ["task", "split", *IDENTITY, *COMPARABILITY, "reader", "tables", "created", "path", "givens_kept", "notes",
-              "train_images", "gpu_hours", "device", "sampler_seed"]
+              "train_images", "train_schedule", "train_cooldown", "gpu_hours", "device", "sampler_seed"]
     wanted += [f"{m}{suffix}" for m in sorted(metrics) for suffix in ("", "_lo", "_hi")]
     sub = sub.loc[keep, [c for c in dict.fromkeys(wanted) if c in sub.columns]]
     return sub.astype(object).where(sub.notna(), None).to_dict("records")
@@ -352,14 +353,29 @@ def _seed_of(rec: Mapping[str, Any]) -> str:
 
 def training_budget(rec: Mapping[str, Any]) -> str | None:
     """'19.8M img, 0.97 GPU-h': what a model was trained on, where its result says (the paper's
-    rows: steps x batch, no GPU time)."""
+    rows: steps x batch, no GPU time), and where the result records its learning-rate schedule,
+    where the weights stood in it: 'lr constant', 'lr annealed over 7,000 steps' (the linear decay
+    to 0 done), or 'lr annealing, 3,800 of 6,000 steps' (weights taken during the decay)."""
     images, hours = rec.get("train_images"), rec.get("gpu_hours")
     parts = []
     if isinstance(images, (int, float)) and not (isinstance(images, float) and math.isnan(images)):
         parts.append(f"{images / 1e6:.1f}M img" if images >= 1e5 else f"{int(images):,} img")
     if isinstance(hours, (int, float)) and not math.isnan(hours):
         parts.append(f"{hours:.2f} GPU-h")
+    steps, end, cool = (_whole(rec.get(k)) for k in ("train_steps", "train_schedule", "train_cooldown"))
+    if steps is not None and end is not None and cool is not None:
+        done = steps - (end - cool)  # steps of the decay behind these weights
+        parts.append("lr constant" if done <= 0 else f"lr annealed over {cool:,} steps" if done >= cool
+                     else f"lr annealing, {done:,} of {cool:,} steps")
     return ", ".join(parts) or None
+
+
+def _whole(x: Any) -> int | None:
+    """An integer field of the frame (pandas holds a column with gaps as floats), else None."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        return None
+    f = float(x)
+    return int(f) if math.isfinite(f) and f.is_integer() else None
 
 
 def _givens_broken(rec: Mapping[str, Any]) -> bool:

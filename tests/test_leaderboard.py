@@ -121,6 +121,23 @@ def test_every_row_says_what_its_model_was_trained_on(tmp_path):
     assert "| 19.8M img, 0.97 GPU-h |" in render(load_frame(default_dirs([d], checkout=False)), "md", task="sudoku")
 
 
+def test_the_training_cell_says_where_the_weights_stood_in_their_lr_schedule(tmp_path):
+    """Two checkpoints of one run read apart by their schedule: taken before its linear decay, during it, or
+    after it (a cooled branch beside the constant-lr run it left, as with the Even Pixels DDPM)."""
+    d = tmp_path / "res"
+    cases = {"before": (42600, 100000, 10000), "during": (28300, 30500, 6000), "after": (50600, 50600, 7000),
+             "flat": (124000, 124000, 0)}
+    for name, (steps, end, cool) in cases.items():
+        write(d, f"{name}.json", make_result(model=name, training={"steps": steps, "schedule_steps": end,
+                                                                     "cooldown_steps": cool, "batch": 2048}))
+    table = build_table(load_frame(default_dirs([d], checkout=False)), LAYOUTS["table1"])
+    budget = {r.labels["model"]: r.labels["training"] for r in table.rows}
+    assert budget["before"] == "87.2M img, lr constant"
+    assert budget["during"] == "58.0M img, lr annealing, 3,800 of 6,000 steps"
+    assert budget["after"] == "103.6M img, lr annealed over 7,000 steps"
+    assert budget["flat"] == "254.0M img, lr constant"
+
+
 @pytest.mark.parametrize("field,a,b,column", [
     ("evaluator_version", 1, 2, "evaluator"),
     ("n", 500, 100, "n"),
