@@ -128,8 +128,9 @@ count_bench() {  # J GPU
 # Table 2's DDPM row at the SRM's images: the DDPM o-ddpm (unet-s-g16-gc, step 30,000, 61.4M images, ninth lease;
 # `campaign.sh restore o-ddpm`) continued with o-g16l's recipe to the same step, under the graph once its check
 # passed for the DDPM (the DDPM draws one level for every patch; checked on the CPU only so far)
-ddpm() {  # GPUS PORT
+ddpm() {  # GPUS PORT (DDPM_TRAIN=0: no training, e.g. `ddpm-mid` to score the carried weights only)
   local n=$(( $(tr -cd , <<< "$1" | wc -c) + 1 )) extra=()
+  [ "${DDPM_TRAIN:-1}" = 1 ] || return 0
   reached $DR $G16L_STOP && return 0
   [ $(left) -ge 150 ] || return 0
   fresh $DR || return 1

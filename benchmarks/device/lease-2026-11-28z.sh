@@ -17,7 +17,7 @@
 #                   so it trains on one host only: a fresh host starts it again (its curve is one host's;
 #                   PAPER=0 leaves GPU 2 idle instead)
 #   GPU 3  o-cr2wd  the DDPM of small-s2-w: whether capacity lifts the DDPM as well (the paper's DDPM: 0.132)
-# Usage (4-GPU host; 2 GPUs: GPUs 0-1 only). Before call 1:
+# Usage (4-GPU host; 2 GPUs: GPUs 0-1 only; 1 GPU: o-cr2 and o-cr2w side by side on it). Before call 1:
 #   mkdir -p /work/aside/shipped && mv baselines/weights/sudoku-*.safetensors baselines/weights/counting-*.safetensors \
 #     /work/aside/shipped/   # carry limit; back after (srm-even-pixels stays: the reproduce step below samples it)
 #   export T0=$(date +%s); FRESH=1 END=<budget_left_s - 60, at most 560> bash benchmarks/device/lease-2026-11-28z.sh go
@@ -47,7 +47,7 @@ crun() {  # GPU RUN PRESET BASELINE LR
   [ -e $R/.done-check-$2 ] && graph=(--cuda-graph)
   TASK=counting-polygons GPUS=$1 RUN=o-$2 COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=$4 \
     DEADLINE=$(( T0 + ${END:-560} - 45 )) WEIGHTS=0 CACHE_OUT=0 bash benchmarks/device/train.sh $3 $(mins 60) "$(init_of $2)" \
-    --seed 0 --batch-size 256 --lr $5 --steps $CR_STOP "${graph[@]}" --render-workers ${RENDER:-12}
+    --seed 0 --batch-size 256 --lr $5 --steps $CR_STOP "${graph[@]}" --render-workers ${RENDER:-$([ $NGPU -ge 2 ] && echo 12 || echo 6)}
 }
 tar_out() {  # NAME FILE: the carried runs' o-RUN/FILE as one tar in 15 MB parts $OUT/NAME.tar.part-* ($OUT holds
   # 8 files, runs.tgz comes last): not the paper's run (its 154 MB of weights neither come back nor travel)
@@ -62,11 +62,16 @@ tar_out() {  # NAME FILE: the carried runs' o-RUN/FILE as one tar in 15 MB parts
 # Issue 12's done-when for Even Pixels: the shipped srm-even-pixels (204.8M images, twenty-sixth session) redraws a
 # committed result bit for bit on an H200 (`srm-bench reproduce`, ~1 minute beside o-cr2w's start on GPU 1). Needs
 # that one shipped file carried: set aside only the other shipped weights for this lease.
+# A host of one GPU (the only kind lent in the thirty-first session) runs the race's first two runs side by side on
+# it: small networks at batch 256 may leave an H200 idle between launches, so that two processes lose little by sharing
+# it (not measured: the rows' steps_per_s will say); their images come from RENDER (default 6 on such a host, which
+# has 16 cores) processes each
+gpu() { echo $(( $1 % NGPU )); }
 case $1 in
 go)
-  [ -e baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors ] && { once reproduce-ep reproduce_ep 1 > $L/reproduce 2>&1 & }
-  crun 0 cr2 small-s2 srm 4e-4 > $L/cr2 2>&1 &
-  crun 1 cr2w small-s2-w srm 4e-4 > $L/cr2w 2>&1 &
+  [ -e baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors ] && { once reproduce-ep reproduce_ep $(gpu 1) > $L/reproduce 2>&1 & }
+  crun $(gpu 0) cr2 small-s2 srm 4e-4 > $L/cr2 2>&1 &
+  crun $(gpu 1) cr2w small-s2-w srm 4e-4 > $L/cr2w 2>&1 &
   if [ $NGPU -ge 4 ]; then
     [ "${PAPER:-1}" = 1 ] && crun 2 crp paper srm 2e-4 > $L/crp 2>&1 &
     crun 3 cr2wd small-s2-w ddpm 4e-4 > $L/cr2wd 2>&1 &
