@@ -74,6 +74,10 @@ def _progress(ctx: click.Context) -> bool:
                    "a row's noisy patches by the uncertainty the EMA network predicts for them at pure noise (the "
                    "most certain furthest along, as the predicted-order sampler begins the most certain next; one "
                    "extra forward pass of those rows a step); our deviation, see docs/even-pixels-baselines.md [random].")
+@click.option("--sequential-tail", type=float, default=None,
+              help="With --sequential-mix: read its rows only in the last this share of the sampler's budget "
+                   "(e.g. 0.25: the last quarter, where an overlap-0.95 sampler's last ~20 patches close the count); "
+                   "our deviation, see docs/even-pixels-baselines.md [1: the whole run].")
 @click.option("--parallel-mix", type=float, default=None,
               help="Fraction of training rows drawn as the state of parallel sampling (one level for every "
                    "patch, no clean patch) instead of Uniform t-bar; our deviation, see docs/baselines.md, "
@@ -122,7 +126,7 @@ def _progress(ctx: click.Context) -> bool:
 def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path | None, out: Path, steps: int | None,
           batch_size: int | None, lr: float | None, warmup_steps: int | None, cooldown_steps: int | None,
           sharpness: float | None, sequential_mix: float | None, sequential_overlap: float | None,
-          sequential_order: str | None, parallel_mix: float | None, zero_patch_prob: float | None,
+          sequential_order: str | None, sequential_tail: float | None, parallel_mix: float | None, zero_patch_prob: float | None,
           tsampling: str | None, noise_path: str | None, target: str | None, ema_decay: float | None,
           ema_decay2: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
           train_items: int | None, compile_: bool | None, cuda_graph: bool | None, compile_cache: Path | None,
@@ -150,7 +154,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
                          log_every=log_every, train_items=train_items, compile=compile_, cuda_graph=cuda_graph, bf16=bf16, noise_path=noise_path, target=target)
     for name, value in (("sharpness", sharpness), ("kind", tsampling), ("sequential_mix", sequential_mix),
                         ("sequential_overlap", sequential_overlap), ("sequential_order", sequential_order),
-                        ("parallel_mix", parallel_mix), ("zero_patch_prob", zero_patch_prob)):
+                        ("sequential_tail", sequential_tail), ("parallel_mix", parallel_mix), ("zero_patch_prob", zero_patch_prob)):
         if value is None:
             continue
         if baseline != "srm":

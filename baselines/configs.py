@@ -169,6 +169,11 @@ class TSamplingConfig:
     # the predicted-order sampler begins the patch it is most certain of next. The clean patches stay a
     # random set.
     sequential_order: str = "random"
+    # Our deviation (docs/even-pixels-baselines.md, after the twenty-seventh lease): the share of the sampler's
+    # budget, counted back from its end, at which sequential_mix's rows are read (position u ~ U(1 - tail, 1)).
+    # 1 reads the whole run; e.g. 0.25 only its last quarter, where the last ~20 patches of an overlap-0.95
+    # sampler close the count (a sample is exact only if they do).
+    sequential_tail: float = 1.0
     # Our deviation (docs/baselines.md, "Counting: lease t"): the fraction of rows drawn as the state
     # of parallel sampling instead: one level t ~ U(0, 1) for every patch and no clean patch (the
     # zero-patch rule skips them), so the SRM also learns to denoise without clean context; 0 is
@@ -194,6 +199,10 @@ class TSamplingConfig:
             raise SrmBenchError(f"unknown sequential_order {self.sequential_order!r}; valid: {', '.join(SEQUENTIAL_ORDERS)}")
         if self.sequential_order != "random" and self.sequential_mix == 0:
             raise SrmBenchError("sequential_order orders the rows of sequential_mix; set sequential_mix too")
+        if not 0 < self.sequential_tail <= 1:
+            raise SrmBenchError(f"sequential_tail must lie in (0, 1] (got {self.sequential_tail})")
+        if self.sequential_tail != 1 and self.sequential_mix == 0:
+            raise SrmBenchError("sequential_tail places the rows of sequential_mix; set sequential_mix too")
         if not 0 <= self.parallel_mix <= 1:
             raise SrmBenchError(f"parallel_mix must lie in [0, 1] (got {self.parallel_mix})")
         if self.parallel_mix > 0 and self.kind == "shared":

@@ -341,6 +341,8 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
                         if cfg.tsampling.get(k)},
                      **({"sequential_order": cfg.tsampling["sequential_order"]}
                         if cfg.tsampling.get("sequential_order", "random") != "random" else {}),
+                     **({"sequential_tail": cfg.tsampling["sequential_tail"]}
+                        if cfg.tsampling.get("sequential_tail", 1.0) != 1 else {}),
                      **_zero_patch_record(cfg),
                      "gpu_hours": round(float(rec["gpu_hours"]) if "gpu_hours" in rec else
                                         float(state.get("wall_s", 0.0)) * int(state.get("world_size", 1)) / 3600, 4),

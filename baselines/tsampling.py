@@ -24,6 +24,8 @@ open patches in a random order start their ramps (1 down to 0) one after another
 lasting L = 1 / ((n - 1)(1 - o) + 1) of the sampling and the next one starting (1 - o) L later,
 read at a position u ~ U(0, 1): clean patches, ~1 / (1 - o) in flight at levels (1 - o) apart, the
 rest pure noise, weight 1 on all but the clean. At o = 0 that is the one-at-a-time state above.
+``sequential_tail`` (1: the whole run) reads those states only in the last that share of the budget:
+u ~ U(1 - tail, 1), and at o = 0 the number of clean patches correspondingly.
 
 ``parallel_mix`` (our deviation, 0 in the paper's recipe) replaces that fraction of the rows by
 the state of parallel sampling: one level t ~ U(0, 1) for every open patch, weight 1 (as the
@@ -90,6 +92,12 @@ def recursive_allocation(tbar: np.ndarray, d: int, sharpness: float, rng: np.ran
     fill(tbar * d, 0, d)
     out = rng.permuted(out, axis=1)
     return np.clip(out, 0.0, 1.0)
+
+
+def tail_position(u: Any, tail: float) -> Any:
+    """A position in [1 - tail, 1) of the sampler's budget from ``u`` in [0, 1) (``sequential_tail``): ``u``
+    itself, bit for bit, at tail 1 (the whole run), so that the default keeps every earlier stream."""
+    return u if tail == 1 else (1.0 - tail) + tail * u
 
 
 def overlap_state(rank: Any, n_open: Any, u: Any, overlap: float) -> Any:
@@ -182,10 +190,11 @@ class NoiseLevelSampler:
             open_ = np.ones_like(t, dtype=bool) if known is None else ~known
             rank = np.argsort(np.argsort(np.where(open_, rng.random(t.shape), 2.0), axis=1), axis=1)
             if cfg.sequential_overlap > 0:
-                ts = overlap_state(rank, open_.sum(1), rng.random(batch), cfg.sequential_overlap)
+                ts = overlap_state(rank, open_.sum(1), tail_position(rng.random(batch), cfg.sequential_tail),
+                                   cfg.sequential_overlap)
                 noisy = ts > 0
             else:
-                k = np.floor(rng.random(batch) * open_.sum(1)).astype(np.int64)[:, None]
+                k = np.floor(tail_position(rng.random(batch), cfg.sequential_tail) * open_.sum(1)).astype(np.int64)[:, None]
                 ts = np.where(rank < k, 0.0, np.where(rank == k, rng.random(t.shape), 1.0))
                 noisy = rank >= k
             t = np.where(rows[:, None], ts, t)
@@ -305,10 +314,11 @@ class DeviceLevelSampler:
             open_ = torch.ones_like(t, dtype=torch.bool) if known is None else ~known
             rank = torch.rand(t.shape, device=dev).masked_fill(~open_, 2.0).argsort(1).argsort(1)
             if cfg.sequential_overlap > 0:
-                ts = overlap_state(rank, open_.sum(1), torch.rand(batch, device=dev), cfg.sequential_overlap)
+                ts = overlap_state(rank, open_.sum(1), tail_position(torch.rand(batch, device=dev), cfg.sequential_tail),
+                                   cfg.sequential_overlap)
                 noisy = ts > 0
             else:
-                k = torch.floor(torch.rand(batch, device=dev) * open_.sum(1)).long()[:, None]
+                k = torch.floor(tail_position(torch.rand(batch, device=dev), cfg.sequential_tail) * open_.sum(1)).long()[:, None]
                 ts = torch.where(rank < k, 0.0, torch.where(rank == k, torch.rand(t.shape, device=dev), 1.0))
                 noisy = rank >= k
             t = torch.where(rows, ts.to(t.dtype), t)

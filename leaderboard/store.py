@@ -237,6 +237,8 @@ def _tsampling(training: Mapping[str, Any]) -> Any:
             order = training.get("sequential_order") if kind == "sequential" else None
             said = [f"overlap {over:g}"] if isinstance(over, (int, float)) and not isinstance(over, bool) and over > 0 else []
             said += [f"{order} order"] if isinstance(order, str) and order != "random" else []
+            tail = training.get("sequential_tail") if kind == "sequential" else None
+            said += [f"last {tail:g} of the run"] if isinstance(tail, (int, float)) and not isinstance(tail, bool) and tail < 1 else []
             if said:
                 rule = f"{rule} ({', '.join(said)})"
     zero = training.get("zero_patch_prob")

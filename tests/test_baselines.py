@@ -122,6 +122,36 @@ def test_sequential_overlap_draws_states_of_the_overlapping_sampler(side: str) -
 
 
 @pytest.mark.parametrize("side", ["numpy", "torch"])
+@pytest.mark.parametrize("overlap", [0.0, 0.95])
+def test_sequential_tail_reads_the_mix_rows_late_in_the_run(side: str, overlap: float) -> None:
+    """--sequential-tail T: the mix rows are the sampler's states in the last T of its budget only
+    (u ~ U(1 - T, 1)), so at least the patches done by position 1 - T are clean in every row; at T = 1
+    the draw is the old one bit for bit."""
+    from srm_bench.baselines.tsampling import tail_position
+
+    known = np.zeros((2000, 64), dtype=bool)
+    base = TSamplingConfig(sequential_mix=1.0, sequential_overlap=overlap)
+    t_all, _ = draw_levels(side, base, known, 3)
+    t_late, w_late = draw_levels(side, TSamplingConfig(sequential_mix=1.0, sequential_overlap=overlap, sequential_tail=0.25),
+                                 known, 3)
+    assert np.array_equal(draw_levels(side, TSamplingConfig(sequential_mix=1.0, sequential_overlap=overlap,
+                                                            sequential_tail=1.0), known, 3)[0], t_all)
+    # at position u >= 0.75, patch r is done once u >= start_r + L (start_r = r (1 - o) L; one at a time:
+    # floor(u n) patches done)
+    length = 1 / (63 * (1 - overlap) + 1)
+    least = 48 if overlap == 0 else int(np.floor((0.75 - length) / ((1 - overlap) * length))) + 1
+    clean = (t_late == 0).sum(1)
+    assert clean.min() >= least and (t_all == 0).sum(1).min() < least  # only the late rows had that many
+    assert np.all((w_late == 1) == (t_late > 0)) and np.all((t_late > 0).sum(1) >= 1)  # a patch to learn per row
+    u = np.random.default_rng(0).random(1000)
+    assert np.array_equal(tail_position(u, 1.0), u) and tail_position(u, 0.25).min() >= 0.75
+    with pytest.raises(SrmBenchError, match="sequential_tail must lie in"):
+        TSamplingConfig(sequential_mix=0.5, sequential_tail=0.0).validate()
+    with pytest.raises(SrmBenchError, match="sequential_tail places the rows of sequential_mix"):
+        TSamplingConfig(sequential_tail=0.5).validate()
+
+
+@pytest.mark.parametrize("side", ["numpy", "torch"])
 def test_parallel_mix_draws_the_state_of_parallel_sampling(side: str) -> None:
     """One level for every open patch, weight 1, and no clean patch even under the zero-patch rule."""
     import torch

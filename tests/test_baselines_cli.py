@@ -165,7 +165,7 @@ def test_predicted_order_mix_trains_and_is_named_in_the_samples_and_the_leaderbo
                        "--split", "hard", "-n", "1", "--device", "cpu", "-o", str(out)], capsys)
     assert code == 0
     training = read_samples(out, lambda attrs: get_task(attrs["task"])).attrs["model"]["training"]
-    assert training["sequential_order"] == "predicted"
+    assert training["sequential_order"] == "predicted" and "sequential_tail" not in training  # the default: not written
     assert _tsampling(training) == "uniform_tbar + 1 sequential (overlap 0.9, predicted order)"
 
 
@@ -180,7 +180,7 @@ def test_sequential_mix_trains_continues_and_is_named_in_the_samples(tmp_path, c
     # a run continued with --init may change the mix (the network is the same)
     code, _ = run_cli(["-q", "train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o", str(tmp_path / "ft"),
                        "--init", str(run / "weights.safetensors"), "--steps", "4", "--batch-size", "2",
-                       "--sequential-mix", "1.0", "--cooldown-steps", "2", "--device", "cpu"], capsys)
+                       "--sequential-mix", "1.0", "--sequential-tail", "0.5", "--cooldown-steps", "2", "--device", "cpu"], capsys)
     assert code == 0
     from srm_bench.registry import get_task
     from srm_bench.samples import read_samples
@@ -193,6 +193,7 @@ def test_sequential_mix_trains_continues_and_is_named_in_the_samples(tmp_path, c
     assert training["sequential_mix"] == 1.0 and training["cooldown_steps"] == 2 and training["schedule_steps"] == 4
     assert training["steps"] == 4 and "parallel_mix" not in training
     assert "sequential_order" not in training  # random order, the default, is not written
+    assert training["sequential_tail"] == 0.5  # the mix's rows read in the last half of the run
     # --parallel-mix (one shared level, no clean patch, in a share of the rows) is recorded the same way
     code, _ = run_cli(["-q", "train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o", str(tmp_path / "pm"),
                        "--init", str(run / "weights.safetensors"), "--steps", "3", "--batch-size", "2",

@@ -251,6 +251,8 @@ def test_t_sampling_layout_takes_our_ablation(tmp_path):
 @pytest.mark.parametrize("changed, name, plain", [
     ({"sequential_mix": 0.5}, "uniform_tbar + 0.5 sequential", {"sequential_mix": 0.0}),
     ({"sequential_mix": 0.5, "sequential_overlap": 0.95}, "uniform_tbar + 0.5 sequential (overlap 0.95)", {}),
+    ({"sequential_mix": 0.5, "sequential_overlap": 0.95, "sequential_tail": 0.25},
+     "uniform_tbar + 0.5 sequential (overlap 0.95, last 0.25 of the run)", {}),
     ({"parallel_mix": 0.25}, "uniform_tbar + 0.25 parallel", {"parallel_mix": 0.0}),
     ({"zero_patch_prob": 0.5}, "uniform_tbar, zero patches in 0.5 of rows", {}),
 ])
