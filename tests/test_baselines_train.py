@@ -65,6 +65,19 @@ def test_cooldown_decays_the_learning_rate_to_zero_at_the_last_step(tmp_path: Pa
     assert lrs[-1] < lrs[1] and lrs[-1] > 0
 
 
+def test_the_summary_times_the_start_of_the_loop(tmp_path: Path) -> None:
+    """The summary says when the loop's clock started and how long its first step took (compilation and
+    capture included): what a GPU lease's timeline needs to see where a fresh host's start goes."""
+    import time
+
+    before = time.time()
+    out = train(tiny_cfg(steps=3), tiny_data(), tmp_path, device="cpu", progress=False)
+    assert before <= out["loop_epoch"] <= time.time() + 0.1
+    assert 0 < out["first_step_s"] <= out["wall_s"] + 0.01
+    again = train(tiny_cfg(steps=3), tiny_data(), tmp_path, device="cpu", progress=False)  # nothing left to train
+    assert again["first_step_s"] is None and again["steps"] == 3
+
+
 def test_checkpoint_round_trip_and_resume_equals_uninterrupted(tmp_path: Path) -> None:
     cfg = tiny_cfg()
     train(cfg, tiny_data(), tmp_path / "straight", device="cpu", progress=False)

@@ -45,6 +45,7 @@ cache=$run/compile-cache.gz
 launch=(srm-bench)
 [ "${NPROC:-1}" -gt 1 ] && launch=(torchrun --nproc_per_node "$NPROC" --master_port "${PORT:-29500}" -m srm_bench.cli)
 start=$(date +%s)
+echo "train.sh: started at $start (epoch s; the summary's loop_epoch and first_step_s say where the start went)" >> $run/train.log
 # DEADLINE (epoch seconds, optional): the run is stopped there whatever --max-minutes says, so that
 # the weights of its last checkpoint still come back inside the call (lease y lost a call's weights
 # when the call's limit killed everything). train's --max-minutes clock starts only inside the process,
