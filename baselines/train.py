@@ -928,16 +928,16 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
         while step < cfg.steps:
             lr = lr_at(step, cfg, state.warm_from)
             loss, parts, grad_norm = train_step(state, loss_fn, make_batch(step), step, lr, graphed)
-            if step == start_step:
+            if step == start_step:  # compiled (or captured) now
                 if dev.type == "cuda":
                     torch.cuda.synchronize(dev)
                 first_step_s = round(time.perf_counter() - t0, 2)
-            if cache_file is not None and rank == 0 and step == start_step:  # compiled (or captured) now
-                size = save_compile_cache(cache_file)
-                if size:
-                    log.info("compile cache %s written (%d bytes)", cache_file, size)
-                else:
-                    log.warning("compile cache %s not written: torch returned no artifacts", cache_file)
+                if cache_file is not None and rank == 0:
+                    size = save_compile_cache(cache_file)
+                    if size:
+                        log.info("compile cache %s written (%d bytes)", cache_file, size)
+                    else:
+                        log.warning("compile cache %s not written: torch returned no artifacts", cache_file)
             step += 1
             bar.update(1)
             if step % cfg.log_every == 0 or step == cfg.steps:

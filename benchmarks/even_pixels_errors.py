@@ -9,21 +9,23 @@ Usage: python benchmarks/even_pixels_errors.py RESULT.json... (each with its per
 from __future__ import annotations
 
 import argparse
-import csv
-import gzip
-import io
 import json
 from pathlib import Path
 
+from srm_bench.errors import SrmBenchError
+from srm_bench.leaderboard.store import check_per_sample
 
-def errors_of(result: Path) -> list[float]:
-    """The per-sample count errors |count - 512| of one result file."""
-    per = result.parent / json.loads(result.read_text())["per_sample_file"]
-    for path in (per, per.with_name(per.name + ".gz")):
-        if path.exists():
-            text = gzip.open(path, "rt").read() if path.suffix == ".gz" else path.read_text()
-            return [float(row["error"]) for row in csv.DictReader(io.StringIO(text))]
-    raise SystemExit(f"{result}: its per-sample file {per.name} (or .gz) is missing")
+
+def errors_of(res: dict, result: Path) -> list[float]:
+    """The per-sample count errors |count - 512| of one result file, from its per-sample CSV as the leaderboard
+    reads it (.csv or .csv.gz, its hash and its metrics checked against the JSON)."""
+    try:
+        frame = check_per_sample(res, str(result), result)
+    except SrmBenchError as exc:
+        raise SystemExit(str(exc)) from None
+    if frame is None:
+        raise SystemExit(f"{result}: written without a per-sample file")
+    return [float(e) for e in frame["error"]]
 
 
 def main() -> None:
@@ -35,7 +37,7 @@ def main() -> None:
         res = json.loads(path.read_text())
         if res.get("task") != "even-pixels":
             raise SystemExit(f"{path}: not an Even Pixels result (task {res.get('task')!r})")
-        loaded.append((res, errors_of(path)))
+        loaded.append((res, errors_of(res, path)))
     print("model | sampler | seed | n | exact | off 1 | off 2 | off 3+ | #E | #E of the failed")
     for res, errs in loaded:
         n = len(errs)

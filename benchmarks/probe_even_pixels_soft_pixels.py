@@ -5,7 +5,7 @@ wrong where the last patches closed it), or a pixel left between the two colours
 (the sampler's end, not the count). This probe reads every pixel of a samples file: its hue distance to the nearer of
 the two colours the evaluator found (the peak bin and its complement), its saturation and value, and calls a pixel
 *soft* when it is more than --hue-tol degrees from both colours, or off the palette (saturation < 0.9 or value not
-within 0.1 of 0.7, the strict metric's palette). It prints, for the exact samples and for those 1, 2 and 3+ pixels off,
+within 0.1 of 0.7: the strict metric's palette, read by its own table). It prints, for the exact samples and for those 1, 2 and 3+ pixels off,
 how many images hold any soft pixel and the mean number a image.
 
 Usage: python benchmarks/probe_even_pixels_soft_pixels.py SAMPLES.h5 [--hue-tol 20]
@@ -16,7 +16,8 @@ import argparse
 
 import numpy as np
 
-from srm_bench.evaluators.even_pixels import BINS, hue_parts, paper_scores
+from srm_bench.evaluators.even_pixels import (BINS, STRICT_MIN_SATURATION, STRICT_VALUE, STRICT_VALUE_TOL,
+                                              _on_palette_table, hue_parts, paper_scores)
 from srm_bench.registry import get_task
 from srm_bench.samples import read_samples
 
@@ -26,13 +27,12 @@ def soft_pixels(images: np.ndarray, hue_tol_deg: float) -> tuple[np.ndarray, np.
     num, delta, vmax = hue_parts(images)
     d = np.maximum(delta, 1).astype(np.float64)
     hue = np.where(delta > 0, num / (6.0 * d), 0.0)  # turns
-    sat = np.where(vmax > 0, delta / np.maximum(vmax, 1), 0.0)
-    val = vmax / 255.0
+    on_palette = delta >= _on_palette_table(STRICT_MIN_SATURATION, STRICT_VALUE, STRICT_VALUE_TOL)[vmax]
     scores = paper_scores(images)
     centre = (scores["peak_bin"][:, None] + 0.5) / BINS  # the peak bin's centre, in turns
     off = np.abs(((hue - centre) + 0.5) % 1.0 - 0.5)  # 0 .. 0.5 turns from the peak's hue
     near = np.minimum(off, 0.5 - off) * 360.0  # degrees from the nearer of the two colours
-    soft = (near > hue_tol_deg) | (sat < 0.9) | (np.abs(val - 0.7) > 0.1)
+    soft = (near > hue_tol_deg) | ~on_palette
     return scores["error"], soft.sum(1)
 
 

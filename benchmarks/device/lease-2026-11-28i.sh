@@ -38,10 +38,7 @@ g16m() {  # GPUS: o-g16m from o-g16e to STOP under DDP
 }
 case $1 in
 go)
-  g=($(seq 0 $((NGPU - 1))))
-  g16m $(tr ' ' , <<< "${g[*]}") > $L/g16m 2>&1
-  once judge race_judge $G16S ${g[*]} > $L/judge 2>&1
-  grep -h -v -i warn $L/* 2>/dev/null
+  cont_and_judge g16m $G16S
   ;;
 *) echo "usage: $0 go" >&2; exit 2;;
 esac

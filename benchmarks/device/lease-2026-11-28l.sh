@@ -38,10 +38,7 @@ g16t() {  # GPUS: o-g16t from o-g16s to STOP (under DDP when GPUS names more tha
 case $1 in
 go)
   [ "$(wstep runs/o-g16h.safetensors)" = 108000 ] || { echo "runs/o-g16h.safetensors missing or not at step 108,000: campaign.sh restore o-g16h"; exit 1; }
-  g=($(seq 0 $((NGPU - 1))))
-  g16t $(tr ' ' , <<< "${g[*]}") > $L/g16t 2>&1
-  once judge race_judge $G16S ${g[*]} > $L/judge 2>&1
-  grep -h -v -i warn $L/* 2>/dev/null
+  cont_and_judge g16t $G16S
   ;;
 *) echo "usage: $0 go" >&2; exit 2;;
 esac

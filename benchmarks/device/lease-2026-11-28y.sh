@@ -134,7 +134,7 @@ ddpm() {  # GPUS PORT (DDPM_TRAIN=0: no training, e.g. `ddpm-mid` to score the c
   reached $DR $G16L_STOP && return 0
   [ $(left) -ge 150 ] || return 0
   fresh $DR || return 1
-  [ "${GRAPH:-1}" = 1 ] && [ -e $R/.done-check-ddpm ] && extra=(--cuda-graph)
+  [ "${GRAPH:-1}" = 1 ] && [ -e $R/.done-check-ddpm-$DP ] && extra=(--cuda-graph)
   echo "o-$DR from $(init_of $DR), ${extra[*]:-no graph}"
   TASK=even-pixels GPUS=$1 NPROC=$n PORT=$2 BASELINE=ddpm RUN=o-$DR COMPILE=1 EVAL_EVERY=0 DEADLINE=$(( T0 + ${END:-560} - 45 )) \
     bash benchmarks/device/train.sh $DP $(mins 60) "$(init_of $DR)" \
@@ -174,10 +174,10 @@ ddpm)  # after o-g16l: the DDPM to the same images (~40 minutes of four H200s if
   # DDPM_GPUS (e.g. "2 3") gives it some of the GPUs only, the graph's check on the first of them
   g=(${DDPM_GPUS:-$(seq 0 $((NGPU - 1)))})
   # CHECK=0 trusts the graph for the DDPM (it passed bit for bit on three hosts, leases f and j) and saves ~1 minute
-  if [ "${CHECK:-1}" = 0 ] && [ $DP = unet-s-g16-gc ]; then mkdir -p $R; touch $R/.done-check-ddpm
-  elif [ $DP = unet-s-g16-gc ]; then once check-ddpm graph_check ${g[0]} even-pixels $DP ddpm 512 > $L/check-ddpm-summary 2>&1 || echo "check failed: o-$DR trains without --cuda-graph" >> $L/check-ddpm-summary
-  else rm -f $R/.done-check-ddpm; once check-ddpm-$DP graph_check ${g[0]} even-pixels $DP ddpm 512 > $L/check-ddpm-summary 2>&1 \
-    && touch $R/.done-check-ddpm || echo "check failed: o-$DR trains without --cuda-graph" >> $L/check-ddpm-summary; fi
+  # (a mark per network: CHECK=0 trusts only the default's)
+  if [ "${CHECK:-1}" = 0 ] && [ $DP = unet-s-g16-gc ]; then mkdir -p $R; touch $R/.done-check-ddpm-$DP
+  else once check-ddpm-$DP graph_check ${g[0]} even-pixels $DP ddpm 512 > $L/check-ddpm-summary 2>&1 \
+    || echo "check failed: o-$DR trains without --cuda-graph" >> $L/check-ddpm-summary; fi
   cp $L/check-$DP-ddpm.txt $OUT/check-ddpm.txt 2>/dev/null
   ddpm $(tr ' ' , <<< "${g[*]}") 29500 > $L/ddpm 2>&1
   once $DR-score score_ddpm ${g[0]} > $L/ddpm-score 2>&1

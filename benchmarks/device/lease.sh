@@ -29,6 +29,7 @@
 #   ep_cont GPU NAME FROM START [train args]   Even Pixels' run o-NAME (unet-s-g16-gc) continued on one GPU from FROM
 #                (or its carried weights) to STOP (the caller's), lr 4e-4 after the warm-up, decayed linearly to 0
 #                from step START on, under --cuda-graph; then the count probe of its EMA (leases a and b)
+#   cont_and_judge RUN REF  RUN (a function of the caller's running ep_cont) on every GPU, then race_judge REF on all
 #   race_judge REF GPU...   a race of ep_cont runs judged once every run in RUNS reached STOP (the caller's): the
 #                completion probe (K = 1 and 4, 200 test images) of REF and the runs on the first GPU, then the
 #                caller's JUDGE_JOBS ("RUN NAME-SUFFIX JOB": eval.sh's JOB on o-RUN's newest weights, leaderboard
@@ -113,6 +114,13 @@ race_job() {  # J GPU; a JUDGE_JOBS entry is "RUN NAME JOB [SEED]" (seed 0 unles
   local a=(${JUDGE_JOBS[$1]})
   NAME=srm-unet-unet-s-g16-gc-${a[1]} SEED=${a[3]:-0} GPU=$2 timeout $(left) bash benchmarks/device/eval.sh \
     $(latest ${a[0]}) $R/ep-race ${a[2]}
+}
+cont_and_judge() {  # RUN REF: the caller's function RUN (o-RUN continued by ep_cont) under DDP on every GPU, then
+  # race_judge against REF once each run in RUNS reached STOP; logs in $L/RUN and $L/judge, printed
+  local g=($(seq 0 $((NGPU - 1))))
+  $1 $(tr ' ' , <<< "${g[*]}") > $L/$1 2>&1
+  once judge race_judge $2 ${g[*]} > $L/judge 2>&1
+  grep -h -v -i warn $L/* 2>/dev/null
 }
 race_judge() {
   local ref=$1 r w=(); shift
