@@ -18,6 +18,7 @@ import numpy as np
 
 from srm_bench.evaluators.even_pixels import (BINS, STRICT_MIN_SATURATION, STRICT_VALUE, STRICT_VALUE_TOL,
                                               _on_palette_table, hue_parts, paper_scores)
+from srm_bench.errors import SrmBenchError
 from srm_bench.registry import get_task
 from srm_bench.samples import read_samples
 
@@ -41,7 +42,12 @@ def main() -> None:
     ap.add_argument("samples")
     ap.add_argument("--hue-tol", type=float, default=20.0, help="degrees from both colours that make a pixel soft [20]")
     args = ap.parse_args()
-    s = read_samples(args.samples, lambda attrs: get_task(attrs.get("task", "even-pixels")))
+    try:
+        s = read_samples(args.samples, lambda attrs: get_task(attrs.get("task", "even-pixels")))
+    except SrmBenchError as exc:
+        raise SystemExit(str(exc)) from None
+    if s.attrs.get("task", "even-pixels") != "even-pixels":
+        raise SystemExit(f"{args.samples}: not Even Pixels samples (task {s.attrs.get('task')!r})")
     images = np.asarray(s.images)
     err, soft = soft_pixels(images, args.hue_tol)
     print(f"{args.samples}: {len(err)} samples, accuracy {np.mean(err == 0):.3f}; soft = more than {args.hue_tol:g} deg "
