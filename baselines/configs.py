@@ -37,6 +37,11 @@ class UNetConfig:
     # pointwise features of the clean part of the input, in fp32, added after the second
     # GroupNorm of every residual block and after the output GroupNorm.
     global_context: int = 0
+    # With the branch: its pointwise features squashed by tanh before the image-wide means (ours), so that a
+    # feature can saturate to +-1 on both of Even Pixels' colours, whatever their hue, and its mean count them
+    # exactly (benchmarks/probe_count_precision.py). The same parameters as without; written into the
+    # config only when on, so that weights saved before it existed keep their identity.
+    context_squash: bool = False
     # Pixel-unshuffle factor of the input (ours; 1 = the paper's UNet): the network runs at
     # image_size / stem on stem^2 times the channels and pixel-shuffles its output back, so a
     # step takes ~stem^2 fewer FLOPs. Must divide the patch size, so each stem cell lies in one patch.
@@ -51,6 +56,8 @@ class UNetConfig:
                 raise SrmBenchError(f"channels {m * self.base_channels} not divisible by {self.groups} groups")
         if self.global_context < 0:
             raise SrmBenchError(f"global_context must be >= 0 (0 = off), got {self.global_context}")
+        if self.context_squash and not self.global_context:
+            raise SrmBenchError("context_squash needs the global-context branch (global_context > 0)")
         if self.stem < 1 or self.patch_size % self.stem:
             raise SrmBenchError(f"stem {self.stem} must be >= 1 and divide the patch size {self.patch_size}")
 
@@ -58,6 +65,8 @@ class UNetConfig:
         d = asdict(self)
         d["channel_mult"] = list(self.channel_mult)
         d["attention_resolutions"] = list(self.attention_resolutions)
+        if not self.context_squash:
+            del d["context_squash"]  # the identity of every network saved before the option
         return d
 
 

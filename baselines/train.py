@@ -534,9 +534,9 @@ class TrainState:
         """:func:`load_weights` of ``path``, refused unless it holds ``cfg``'s network."""
         weights, old, record = load_weights(path)
         # The network must match; the preset may differ (e.g. cell-aux-b7 fine-tunes cell-aux weights
-        # with another uncertainty target), and the record names where the weights came from.
-        same_net = {k: v for k, v in old.identity().items() if k != "preset"}
-        if same_net != {k: v for k, v in cfg.identity().items() if k != "preset"}:
+        # with another uncertainty target, unet-s-g16-gct squashes unet-s-g16-gc's context features: the
+        # same parameters), and the record names where the weights came from.
+        if _parameters_of(old) != _parameters_of(cfg):
             raise SrmBenchError(
                 f"{path}: holds a {old.baseline}/{old.task}/{old.preset} model ({old.arch}), not "
                 f"{cfg.baseline}/{cfg.task}/{cfg.preset} ({cfg.arch}); pass weights of the same baseline, task and network"
@@ -557,6 +557,14 @@ class TrainState:
             "device": rec.get("device"), "record": rec, "warm_from": self.warm_from,
             **({"ema2": self.ema2.state_dict()} if self.ema2 is not None else {}),
         })
+
+
+def _parameters_of(cfg: TrainConfig) -> dict[str, Any]:
+    """What fixes a network's parameters: its identity less the preset and the options that change only
+    what the parameters compute (``context_squash``)."""
+    ident = {k: v for k, v in cfg.identity().items() if k != "preset"}
+    ident["model"] = {k: v for k, v in ident["model"].items() if k != "context_squash"}
+    return ident
 
 
 class GraphedGrads:

@@ -75,14 +75,17 @@ class GlobalContext(nn.Module):
     pixel's 1 - t. Features f = MLP_1x1([x, clean]) are summed over the image weighted by
     ``clean`` and divided by the pixel count; each such mean is centred and scaled by learnt
     parameters, (s - c) * exp(g) (c = g = 0 at the start), and with the clean fraction goes through an
-    MLP to an ``out``-wide vector (B, out). Autocast is off inside: a count of one pixel in 1,024 is
+    MLP to an ``out``-wide vector (B, out). With ``squash`` the features are tanh(f): a feature that
+    saturates on both colours is exactly +-1 there, so its mean counts them without the MLP having to
+    divide by a colour-dependent feature value. Autocast is off inside: a count of one pixel in 1,024 is
     below bf16's resolution. The learnt gain is there because that one pixel moves a mean by ~1e-3:
     a network must amplify it ~1,000x to use it, and AdamW moves a weight by about the learning rate
     a step, so a weight would need ~10^5 steps to grow that large, a log-gain ~10^4.
     """
 
-    def __init__(self, cin: int, width: int, out: int) -> None:
+    def __init__(self, cin: int, width: int, out: int, squash: bool = False) -> None:
         super().__init__()
+        self.squash = squash
         self.point = nn.Sequential(nn.Conv2d(cin + 1, width, 1), nn.SiLU(), nn.Conv2d(width, width, 1))
         self.centre = nn.Parameter(torch.zeros(width))
         self.log_gain = nn.Parameter(torch.zeros(width))
@@ -92,6 +95,8 @@ class GlobalContext(nn.Module):
         with torch.autocast(x.device.type, enabled=False):
             x, clean = x.float(), clean.float()
             f = self.point(torch.cat([x, clean], dim=1))
+            if self.squash:  # a saturated feature is +-1 on each colour: its mean is then an exact count
+                f = torch.tanh(f)
             n = clean.shape[-1] * clean.shape[-2]
             means = (f * clean).sum(dim=(2, 3)) / n
             scaled = (means - self.centre.float()) * self.log_gain.float().exp()
@@ -157,7 +162,8 @@ class UNet(nn.Module):
         s = c.stem
         self.conv_in = nn.Conv2d((c.in_channels + c.cond_channels) * s * s, base, 3, padding=1)
         gc = 2 * c.global_context  # width of the context vector the blocks receive (0: no branch)
-        self.context = GlobalContext(c.in_channels + c.cond_channels, c.global_context, gc) if gc else None
+        self.context = GlobalContext(c.in_channels + c.cond_channels, c.global_context, gc,
+                                     c.context_squash) if gc else None
         sizes = [c.image_size // s]
         for _ in range(len(c.channel_mult) - 1):
             sizes.append((sizes[-1] + 1) // 2)

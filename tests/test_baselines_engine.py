@@ -399,6 +399,51 @@ def test_unet_s_gc_starts_as_unet_s_and_sees_image_wide_sums_of_clean_pixels() -
         assert out.dtype == torch.float32 and torch.equal(out, g(x, clean))
 
 
+def test_squashed_context_counts_with_saturated_features_and_takes_unsquashed_weights(tmp_path: Path) -> None:
+    """``unet-s-g16-gct``: the same parameters as ``unet-s-g16-gc`` (so --init takes its weights and the
+    config of every earlier network is unchanged), its context features tanh-squashed: a feature saturated
+    on the two colours gives means that count them exactly, whatever the colours' values."""
+    from srm_bench.baselines.unet import GlobalContext
+
+    gc, gct = make_config("even-pixels", "srm", "unet-s-g16-gc"), make_config("even-pixels", "srm", "unet-s-g16-gct")
+    assert "context_squash" not in gc.model and gct.model == {**gc.model, "context_squash": True}
+    a, b = build_model(gc.arch, gc.model), build_model(gct.arch, gct.model)
+    assert {k: v.shape for k, v in a.state_dict().items()} == {k: v.shape for k, v in b.state_dict().items()}
+    with pytest.raises(SrmBenchError, match="needs the global-context branch"):
+        build_model("unet", {**make_config("even-pixels", "srm", "unet-s").model, "context_squash": True})
+    g, gs = GlobalContext(3, 4, 8), GlobalContext(3, 4, 8, squash=True)
+    gs.load_state_dict(g.state_dict())
+    with torch.no_grad():  # the pointwise features: a large +-1 on the red channel's sign
+        for m in (g, gs):
+            m.point[2].weight.zero_()
+            m.point[2].bias.zero_()
+            m.point[0].weight.zero_()
+            m.point[0].bias.zero_()
+            m.point[0].weight[0, 0] = 1.0
+            m.point[2].weight[0, 0] = 1e4
+    x = torch.full((2, 3, 32, 32), -0.5)
+    x[1] = -0.2  # another colour pair: the same sign, another value
+    x[:, 0, :, :8] = 0.5 + torch.tensor([0.0, 0.3])[:, None, None]  # a quarter of each image of the other sign
+    clean = torch.ones(2, 1, 32, 32)
+    with torch.no_grad():
+        f = gs.point(torch.cat([x, clean], 1))
+        means = (torch.tanh(f) * clean).sum((2, 3)) / 1024
+        assert torch.equal(means[0], means[1]) and means[0, 0] == -0.5  # (256 - 768) / 1024 in both images
+        raw = (g.point(torch.cat([x, clean], 1)) * clean).sum((2, 3)) / 1024
+        assert not torch.equal(raw[0], raw[1])  # unsquashed, the colours' values leak into the mean
+        assert not torch.equal(g(x, clean), gs(x, clean))
+    # --init from unet-s-g16-gc weights into the squashed network; a network of other parameters is refused
+    cfg = with_overrides(gc, steps=1, ckpt_every=1, batch_size=2)
+    train(cfg, None, tmp_path / "a", device="cpu", progress=False)
+    out = train(with_overrides(gct, steps=2, ckpt_every=2, batch_size=2), None, tmp_path / "b",
+                device="cpu", progress=False, init=tmp_path / "a" / "weights.safetensors")
+    _, loaded, rec = load_weights(tmp_path / "b" / "weights.safetensors")
+    assert out["steps"] == 2 and loaded.model["context_squash"] is True and rec["init"]["preset"] == "unet-s-g16-gc"
+    with pytest.raises(SrmBenchError, match="holds a srm/even-pixels/unet-s-g16-gc model"):
+        train(with_overrides(make_config("even-pixels", "srm", "unet-s"), steps=1), None, tmp_path / "c",
+              device="cpu", progress=False, init=tmp_path / "a" / "weights.safetensors")
+
+
 def test_global_context_parameters_are_saved_in_float32(tmp_path: Path) -> None:
     """The branch's learnt centre must keep ~1e-3 of a mean, which bf16 would round away: its
     parameters are stored in float32 and load back exactly; everything else stays bf16."""

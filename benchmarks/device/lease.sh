@@ -96,7 +96,8 @@ ep_job() {
 }
 ep_cont() {  # GPUS NAME FROM START [train args]: o-NAME from FROM (at step START) to STOP; GPUS a comma list
   # (DDP over them under torchrun, port PORT [29500], when more than one); lr LR [4e-4] after the warm-up, decayed
-  # linearly to 0 over the last COOL steps [all of them: STOP - START]
+  # linearly to 0 over the last COOL steps [all of them: STOP - START]; network PRESET [unet-s-g16-gc], under the
+  # CUDA graph unless GRAPH=0
   local gpu=$1 name=$2 from=$3 start=$4 init; shift 4
   local n=$(( $(tr -cd , <<< "$gpu" | wc -c) + 1 ))
   reached $name $STOP && return 0
@@ -104,15 +105,18 @@ ep_cont() {  # GPUS NAME FROM START [train args]: o-NAME from FROM (at step STAR
   init=$(init_of $name); [ -n "$init" ] || init=$from
   echo "o-$name from $init"
   TASK=even-pixels GPUS=$gpu NPROC=$n PORT=${PORT:-29500} BASELINE=srm RUN=o-$name COMPILE=1 EVAL_EVERY=0 CACHE_OUT=0 \
-    DEADLINE=$(( T0 + ${END:-560} - 45 )) bash benchmarks/device/train.sh unet-s-g16-gc $(mins 60) "$init" \
-    --seed 0 --ema-decay 0.999 --lr ${LR:-4e-4} --steps $STOP --cooldown-steps ${COOL:-$(( STOP - start ))} --cuda-graph "$@"
+    DEADLINE=$(( T0 + ${END:-560} - 45 )) bash benchmarks/device/train.sh ${PRESET:-unet-s-g16-gc} $(mins 60) "$init" \
+    --seed 0 --ema-decay 0.999 --lr ${LR:-4e-4} --steps $STOP --cooldown-steps ${COOL:-$(( STOP - start ))} \
+    $([ "${GRAPH:-1}" = 1 ] && echo --cuda-graph) "$@"
   [ -e /tmp/runs/o-$name/weights.safetensors ] && CUDA_VISIBLE_DEVICES=${gpu%%,*} timeout $(left) python \
     benchmarks/probe_even_pixels_count.py /tmp/runs/o-$name/weights.safetensors -n 1024 --noisy 1 4 16 24 --device cuda
   return 0
 }
-race_job() {  # J GPU; a JUDGE_JOBS entry is "RUN NAME JOB [SEED]" (seed 0 unless given)
-  local a=(${JUDGE_JOBS[$1]})
-  NAME=srm-unet-unet-s-g16-gc-${a[1]} SEED=${a[3]:-0} GPU=$2 timeout $(left) bash benchmarks/device/eval.sh \
+race_job() {  # J GPU; a JUDGE_JOBS entry is "RUN NAME JOB [SEED]" (seed 0 unless given); NAME follows the
+  # network's preset: "RUN NAME" of "g16q gct:seqmix0.5" names srm-unet-unet-s-g16-gct-seqmix0.5
+  local a=(${JUDGE_JOBS[$1]}) net=unet-s-g16-gc name
+  name=${a[1]}; [[ $name == *:* ]] && { net=unet-s-g16-${name%%:*}; name=${name#*:}; }
+  NAME=srm-unet-$net-$name SEED=${a[3]:-0} GPU=$2 timeout $(left) bash benchmarks/device/eval.sh \
     $(latest ${a[0]}) $R/ep-race ${a[2]}
 }
 cont_and_judge() {  # RUN REF: the caller's function RUN (o-RUN continued by ep_cont) under DDP on every GPU, then
