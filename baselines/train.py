@@ -509,7 +509,8 @@ class TrainState:
         for ema in (state.ema, state.ema2):
             if ema is not None:
                 ema.load_state_dict(weights)
-        record: dict[str, Any] = {**state.record, **{k: init_record[k] for k in ("step", "images", "gpu_hours", "wall_s") if k in init_record}}
+        carried = ("step", "images", "gpu_hours", "wall_s", "squash_scale", "squashed_from")  # squash_context.py's
+        record: dict[str, Any] = {**state.record, **{k: init_record[k] for k in carried if k in init_record}}
         record["init"] = {"file": str(path), "step": record["step"], "images": record["images"], "preset": old.preset}
         if state.ema2 is not None:
             record["ema2_from"] = int(record["step"])

@@ -444,6 +444,57 @@ def test_squashed_context_counts_with_saturated_features_and_takes_unsquashed_we
               device="cpu", progress=False, init=tmp_path / "a" / "weights.safetensors")
 
 
+def test_squash_context_script_keeps_what_the_network_computes(tmp_path: Path) -> None:
+    """benchmarks/squash_context.py: unet-s-g16-gc weights become a unet-s-g16-gct network whose branch is
+    scaled so that it computes nearly what it computed (to the first order of f / S), keeping the record;
+    loaded without the scaling the squash changes the output far more."""
+    import importlib.util
+
+    from srm_bench.baselines.train import save_weights
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "squash_context.py"
+    spec = importlib.util.spec_from_file_location("squash_context", path)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    cfg = make_config("even-pixels", "srm", "unet-s-g16-gc")
+    torch.manual_seed(0)
+    model = build_model(cfg.arch, cfg.model).eval()
+    with torch.no_grad():
+        for p in model.parameters():  # the zero-initialised projections on, so the branch shows
+            p.add_(0.05 * torch.randn_like(p))
+    src = tmp_path / "gc.safetensors"
+    save_weights(src, model, cfg, {"step": 104000, "images": 7})
+    x, t = torch.randn(2, 3, 32, 32), torch.rand(2, 64)
+    t[:, :8] = 1.0
+    weights, _, _ = load_weights(src)
+    ref = build_model(cfg.arch, cfg.model).eval()
+    ref.load_state_dict(weights)
+    plain = build_model("unet", {**cfg.model, "context_squash": True}).eval()
+    plain.load_state_dict(weights)  # squashed, not scaled
+    rec = mod.squash(src, tmp_path / "gct.safetensors", 8.0)
+    w2, cfg2, rec2 = load_weights(tmp_path / "gct.safetensors")
+    assert cfg2.preset == "unet-s-g16-gct" and cfg2.model == {**cfg.model, "context_squash": True}
+    assert rec2 == rec and rec2["step"] == 104000 and rec2["squash_scale"] == 8.0 and len(rec2["squashed_from"]) == 64
+    out = build_model(cfg2.arch, cfg2.model).eval()
+    out.load_state_dict(w2)
+    with torch.no_grad():
+        r = ref.context(x, 1 - pixel_levels(t, (8, 8), 4))
+        scaled = (out.context(x, 1 - pixel_levels(t, (8, 8), 4)) - r).abs().max()
+        unscaled = (plain.context(x, 1 - pixel_levels(t, (8, 8), 4)) - r).abs().max()
+    assert scaled < 0.1 * unscaled, (scaled, unscaled)
+    # training on from it keeps where the squash came from in the record
+    train(with_overrides(cfg2, steps=104001, ckpt_every=1, batch_size=2), None, tmp_path / "run", device="cpu",
+          progress=False, init=tmp_path / "gct.safetensors")
+    _, _, rec3 = load_weights(tmp_path / "run" / "weights.safetensors")
+    assert rec3["step"] == 104001 and rec3["squash_scale"] == 8.0 and rec3["squashed_from"] == rec["squashed_from"]
+    with pytest.raises(SrmBenchError, match="squashed already"):
+        mod.squash(tmp_path / "gct.safetensors", tmp_path / "again.safetensors", 8.0)
+    with pytest.raises(SrmBenchError, match="positive number"):
+        mod.squash(src, tmp_path / "bad.safetensors", 0.0)
+    assert not (tmp_path / "again.safetensors").exists() and not (tmp_path / "bad.safetensors").exists()
+
+
 def test_global_context_parameters_are_saved_in_float32(tmp_path: Path) -> None:
     """The branch's learnt centre must keep ~1e-3 of a mean, which bf16 would round away: its
     parameters are stored in float32 and load back exactly; everything else stays bf16."""
