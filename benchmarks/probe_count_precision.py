@@ -58,30 +58,28 @@ def batch(n: int, rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor,
 
 
 class Branch(nn.Module):
+    """The branch and a linear readout: ``mean`` and ``tanh`` are ``GlobalContext`` itself, unsquashed and
+    squashed; ``ratio`` adds its per-feature ratios to the first layer of the branch's MLP."""
+
     def __init__(self, variant: str, width: int, out: int = 64) -> None:
         super().__init__()
         self.variant = variant
-        self.gc = GlobalContext(3, width, out)
-        extra = width if variant == "ratio" else 0
+        self.gc = GlobalContext(3, width, out, squash=variant == "tanh")
         if variant == "ratio":
-            self.ratio = nn.Linear(extra, out)
+            self.ratio = nn.Linear(width, out)
         self.read = nn.Linear(out, 1)
 
     def forward(self, x: torch.Tensor, clean: torch.Tensor) -> torch.Tensor:
         gc = self.gc
-        if self.variant == "tanh":
-            f = torch.tanh(gc.point(torch.cat([x, clean], dim=1)))
+        if self.variant != "ratio":
+            h = gc(x, clean)
         else:
             f = gc.point(torch.cat([x, clean], dim=1))
-        n = clean.shape[-1] * clean.shape[-2]
-        means = (f * clean).sum(dim=(2, 3)) / n
-        frac = clean.sum(dim=(2, 3)) / n
-        scaled = (means - gc.centre) * gc.log_gain.exp()
-        h = gc.mlp[0](torch.cat([scaled, frac], dim=1))
-        if self.variant == "ratio":
+            n = clean.shape[-1] * clean.shape[-2]
+            frac = clean.sum(dim=(2, 3)) / n
+            scaled = ((f * clean).sum(dim=(2, 3)) / n - gc.centre) * gc.log_gain.exp()
             r = (f * clean).sum(dim=(2, 3)) / ((f.abs() * clean).sum(dim=(2, 3)) + 1e-6) * frac
-            h = h + self.ratio(r * gc.log_gain.exp())
-        h = gc.mlp[3](gc.mlp[2](gc.mlp[1](h)))
+            h = gc.mlp[1:](gc.mlp[0](torch.cat([scaled, frac], dim=1)) + self.ratio(r * gc.log_gain.exp()))
         return self.read(h).squeeze(1) * 64.0  # in pixels; the target's sd is ~47 px
 
 

@@ -20,7 +20,6 @@ Usage: python benchmarks/squash_context.py IN.safetensors OUT.safetensors [--sca
 from __future__ import annotations
 
 import argparse
-import hashlib
 import math
 import sys
 from dataclasses import replace
@@ -31,6 +30,7 @@ import torch
 from srm_bench.baselines.presets import PRESET_FACTORIES
 from srm_bench.baselines.train import build_model, load_weights, save_weights
 from srm_bench.errors import SrmBenchError
+from srm_bench.io import file_sha256
 
 
 def squash(src: Path, dst: Path, scale: float) -> dict:
@@ -53,7 +53,7 @@ def squash(src: Path, dst: Path, scale: float) -> dict:
         gc.point[2].bias.div_(scale)
         gc.centre.div_(scale)
         gc.log_gain.add_(math.log(scale))
-    rec = {**record, "squash_scale": scale, "squashed_from": hashlib.sha256(src.read_bytes()).hexdigest()}
+    rec = {**record, "squash_scale": scale, "squashed_from": file_sha256(src)}
     save_weights(dst, model, new, rec)
     return rec
 

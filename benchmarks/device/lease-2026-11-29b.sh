@@ -33,7 +33,7 @@ STOP=108000
 RUNS=(g16q)
 JUDGE_JOBS=()
 for j in ":predicted@0.95 0" ":predicted@0.95 1" ":random@0.95 0" ":random@0.95 1"; do
-  JUDGE_JOBS+=("g16q gct:seqmix0.5-ov0.95-anneal2 $j")
+  JUDGE_JOBS+=("g16q unet-s-g16-gct:seqmix0.5-ov0.95-anneal2 $j")
 done
 START=/tmp/o-g16q-start.safetensors  # o-g16s squashed (scale 8): o-g16q's start
 g16q() {  # GPUS: o-g16q from o-g16s, squashed, to STOP (under DDP when GPUS names more than one)

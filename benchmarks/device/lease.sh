@@ -112,10 +112,10 @@ ep_cont() {  # GPUS NAME FROM START [train args]: o-NAME from FROM (at step STAR
     benchmarks/probe_even_pixels_count.py /tmp/runs/o-$name/weights.safetensors -n 1024 --noisy 1 4 16 24 --device cuda
   return 0
 }
-race_job() {  # J GPU; a JUDGE_JOBS entry is "RUN NAME JOB [SEED]" (seed 0 unless given); NAME follows the
-  # network's preset: "RUN NAME" of "g16q gct:seqmix0.5" names srm-unet-unet-s-g16-gct-seqmix0.5
+race_job() {  # J GPU; a JUDGE_JOBS entry is "RUN NAME JOB [SEED]" (seed 0 unless given), the result named
+  # srm-unet-PRESET-NAME; PRESET is unet-s-g16-gc unless NAME is PRESET:NAME
   local a=(${JUDGE_JOBS[$1]}) net=unet-s-g16-gc name
-  name=${a[1]}; [[ $name == *:* ]] && { net=unet-s-g16-${name%%:*}; name=${name#*:}; }
+  name=${a[1]}; [[ $name == *:* ]] && { net=${name%%:*}; name=${name#*:}; }
   NAME=srm-unet-$net-$name SEED=${a[3]:-0} GPU=$2 timeout $(left) bash benchmarks/device/eval.sh \
     $(latest ${a[0]}) $R/ep-race ${a[2]}
 }
