@@ -1,4 +1,5 @@
-# Lease z (planned in the twenty-fourth session; not run yet): issue 12's Counting capacity race. Every Counting
+# Lease z (planned in the twenty-fourth session; running on one H200 since the thirty-second, one call a session:
+# docs/baselines.md, "Counting: the capacity race, begun" and "continued"): issue 12's Counting capacity race. Every Counting
 # row of Table 3 stands at the floor with `small-s2` (1.9M parameters, the shipped `srm-counting-stars`), and its
 # samples are round blobs and fragments with no legible digit, its DDPM's too (docs/baselines.md, leases s-x),
 # while the paper's UNet has 76.8M. The issue asks for a network chosen by a short race, so: four runs from scratch

@@ -1,4 +1,5 @@
-# Lease b of 2026-11-29 (planned in the thirty-second session; not run yet): a squashed global context. The shipped
+# Lease b of 2026-11-29 (planned in the thirty-second session; run in the thirty-third as lease 2026-11-29c, two calls
+# of one H200, and lost: docs/even-pixels-baselines.md, "Twenty-ninth lease"): a squashed global context. The shipped
 # Even Pixels SRM's own count is noisy by ~1 px (probe_even_pixels_count.py: slope ~0.8 with one noisy patch), and
 # its branch's learnt gain barely grew (exp(log_gain) 1.03-1.74 after 104k steps): the MLP reads the count from means
 # of pointwise features whose values depend on the image's two colours, so it has to divide them out. Trained alone to
