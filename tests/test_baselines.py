@@ -588,6 +588,49 @@ def test_completion_probe_keeps_the_given_patches_and_redraws_only_the_missing_o
     assert changed[~known].mean() > 0.9  # the missing ones drawn again
 
 
+def test_completion_origin_probe_reads_the_count_a_network_estimates_and_the_one_it_draws(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """benchmarks/probe_completion_origin.py: on the canonical test images it finds each image's two colours and
+    where colour A lies, classifies a drawn pixel by the nearer colour, and reads a network's one-step estimate
+    of the missing patch's colour-A count: exactly the required count for a denoiser that knows the image, half
+    the patch for one that predicts the two colours' midpoint."""
+    import importlib.util
+    from pathlib import Path
+
+    from srm_bench.canonical import canonical_dataset
+
+    bench = Path(__file__).resolve().parents[1] / "benchmarks"
+    monkeypatch.syspath_prepend(str(bench))  # it imports the completion and count probes, as a script does
+    spec = importlib.util.spec_from_file_location("probe_completion_origin", bench / "probe_completion_origin.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    images = canonical_dataset("even-pixels", "test").images(slice(0, 6))
+    a, b, is_a = mod.colour_a(images)
+    assert (is_a.sum((1, 2)) == 512).all() and (images[is_a] == np.repeat(a, 512, axis=0)).all()
+    nudged = images.copy()
+    nudged[:, 0, 0] = (0.8 * a + 0.2 * b).astype(np.uint8)  # drawn near colour A, not on it
+    assert (mod.nearer_a(nudged, a, b)[:, 0, 0]).all() and (mod.nearer_a(images, a, b) == is_a).all()
+    missing = ~mod.missing_masks(6, 64, 1, 0)
+    required = (mod.by_patch(is_a) * missing[..., None]).sum((1, 2))
+    assert len(set(required.tolist())) > 1  # the images ask for different counts
+    x = torch.from_numpy(images).permute(0, 3, 1, 2).float() / 127.5 - 1.0
+    mid = torch.from_numpy((a.astype(np.float32) + b) / 2 / 127.5 - 1.0)[:, :, None, None]
+
+    class Exact(torch.nn.Module):  # knows the image: x0-hat is the image itself
+        def forward(self, z, t, cond=None):
+            tp = pixel_levels(t, (8, 8), 4).clamp_min(1e-6)
+            return DenoiserOutput(mean=(z - (1 - tp) * x) / tp - x, v=None, logvar=None, logits=None)
+
+    class Midpoint(torch.nn.Module):  # x0-hat halfway between the two colours everywhere
+        def forward(self, z, t, cond=None):
+            tp = pixel_levels(t, (8, 8), 4).clamp_min(1e-6)
+            return DenoiserOutput(mean=(z - mid) / tp, v=None, logvar=None, logits=None)
+
+    assert mod.estimate(Exact(), images, a, b, missing, 0, "cpu") == pytest.approx(required, abs=1e-3)
+    assert mod.estimate(Midpoint(), images, a, b, missing, 0, "cpu") == pytest.approx(np.full(6, 8.0), abs=1e-3)
+
+
 def test_count_probe_reads_an_exact_a_shrunk_and_a_blind_counter(monkeypatch: pytest.MonkeyPatch) -> None:
     """benchmarks/probe_even_pixels_count.py: a denoiser that fills the noisy patches with exactly the colour-A
     share their clean rest requires reads as slope 1, no error and nothing about the line; one that shows 80%
