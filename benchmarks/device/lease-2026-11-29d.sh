@@ -10,7 +10,8 @@
 #   o-g16m  from o-srm (`unet-s-g16-gc`, step 30,000, 61.4M images; campaign dc9271d)
 #   o-epm   from o-epp (`paper`, step 30,000, 61.4M images; campaign f8705f8)
 # to step 34,000 (69.6M images), then judged on predicted and random order at overlap 0.95, seeds 0 and 1 (500
-# samples, 1000 NFE, eta 1), plus the completion probe (K = 1 and 4, 200 images). What it decides:
+# samples, 1000 NFE, eta 1), plus the completion probe (K = 1 and 4, 200 images) and where each arm's last patch is lost
+# (benchmarks/probe_completion_origin.py: the count it reads against the one it draws). What it decides:
 # - o-epm against o-g16m, predicted order over both seeds (n = 1,000 each, Fisher p < 0.05): capacity is the lever
 #   under the mix. Then the paper's UNet goes on to the paper's 204.8M images (multi-session; it cannot ship at 39 MB,
 #   so a network within 8 MB would have to follow it), and if level, the network is not what holds the row at 0.35.
@@ -22,8 +23,9 @@
 # One H200 alone: `unet-s-g16-gc` 9.1 steps/s under the graph, `paper` 5.2 compiled (lease x's 10.6k images/s, no
 # graph measured): ~7.5 and ~13 minutes of training, ~20 minutes of device time with compilation and the check, and
 # ~4 minutes of judging (eight 1000-NFE jobs, ~50 s each on an H200, two at once): three calls of one H200 train, a
-# fourth judges (judging starts only with JUDGE_MIN_S [300] s left in a call, so that it is never cut off half way
-# and run again in the next, which would write its finished rows twice).
+# fourth judges (judging starts only with JUDGE_MIN_S [300] s left in a call, so that the probes and the first
+# rows are not cut off; eval.sh skips a row it scored before on the host, so a cut judging call loses only its
+# unfinished rows).
 # Carry: the tree without the shipped weights (baselines/weights/*.safetensors) and without the Counting evaluators'
 # weights (evaluators/weights/counting-*.safetensors; nothing here scores Counting) is ~15.9 MB; with .whl (1.4 MB),
 # o-epp (39.5 MB) and o-srm (6.6 MB) it is ~63.4 MB, under the 64 MiB (67.1 MB) carry. Commands:
@@ -67,6 +69,9 @@ judge() {  # GPU...: the completion probe of both arms, then JUDGE_JOBS, once bo
   [ $(left) -ge ${JUDGE_MIN_S:-300} ] || { echo "$(left) s left: judged in the next call"; return 1; }
   CUDA_VISIBLE_DEVICES=$1 timeout $(left) python benchmarks/probe_even_pixels_completion.py ${w[*]} \
     -n 200 --missing 1 4 --device cuda
+  for r in ${w[*]}; do  # where the last patch is lost: the count read, or the draw (thirty-third session's probe)
+    CUDA_VISIBLE_DEVICES=$1 timeout $(left) python benchmarks/probe_completion_origin.py $r -n 200 --device cuda
+  done
   deal_each race_job ${#JUDGE_JOBS[@]} "$@"
 }
 case $1 in
