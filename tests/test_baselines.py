@@ -631,6 +631,42 @@ def test_completion_origin_probe_reads_the_count_a_network_estimates_and_the_one
     assert mod.estimate(Midpoint(), images, a, b, missing, 0, "cpu") == pytest.approx(np.full(6, 8.0), abs=1e-3)
 
 
+def test_patch_draw_toy_makes_exact_patches_and_its_sampler_lands_on_a_known_patch() -> None:
+    """benchmarks/probe_patch_draw.py: its training patches hold exactly k pixels of colour A; its sampler, given
+    the velocity of the straight path to one fixed patch, lands on that patch at eta 0 and at eta 1 (x0-hat and
+    the final step right); conv+sum pools each block over the patch, conv does not; a training step moves the
+    weights."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "probe_patch_draw.py"
+    spec = importlib.util.spec_from_file_location("probe_patch_draw", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    gen = torch.Generator().manual_seed(0)
+    k = torch.arange(17)
+    x = mod.draw_patches(k, gen)
+    assert x.shape == (17, 1, 4, 4) and set(x.unique().tolist()) == {-1.0, 1.0}
+    assert ((x > 0).flatten(1).sum(1) == k).all()
+    assert not torch.equal(mod.draw_patches(torch.full((2,), 8), gen)[0], mod.draw_patches(torch.full((2,), 8), gen)[0])
+    target = mod.draw_patches(k, gen)
+
+    class Known(torch.nn.Module):  # u = eps - x on the straight path to ``target``
+        def forward(self, z, t, kk):
+            tt = t[:, None, None, None].clamp_min(1e-6)
+            return (z - (1 - tt) * target) / tt - target
+
+    for eta in (0.0, 1.0):
+        assert torch.allclose(mod.sample(Known(), k, 50, eta, torch.Generator().manual_seed(1)), target, atol=1e-4)
+    assert mod.make("conv+sum", 8).blocks[0].pool is not None and mod.make("conv", 8).blocks[0].pool is None
+    assert isinstance(mod.make("mlp", 8), mod.MlpDenoiser)
+    model = mod.make("conv+sum", 8)
+    before = [p.detach().clone() for p in model.parameters()]
+    mod.train(model, 2, 8, 1e-3, gen)
+    assert any(not torch.equal(a, b) for a, b in zip(before, model.parameters()))
+
+
 def test_count_probe_reads_an_exact_a_shrunk_and_a_blind_counter(monkeypatch: pytest.MonkeyPatch) -> None:
     """benchmarks/probe_even_pixels_count.py: a denoiser that fills the noisy patches with exactly the colour-A
     share their clean rest requires reads as slope 1, no error and nothing about the line; one that shows 80%
