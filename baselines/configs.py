@@ -42,6 +42,11 @@ class UNetConfig:
     # exactly (benchmarks/probe_count_precision.py). The same parameters as without; written into the
     # config only when on, so that weights saved before it existed keep their identity.
     context_squash: bool = False
+    # A pooling over each patch (ours): in every residual block at a resolution where a patch spans more than
+    # one pixel, a zero-initialised 1 x 1 map of the features' mean over each patch, added after the second
+    # GroupNorm. Convolutions read a patch's own running colour count only roughly, and drawing a patch with an
+    # exact count needs it (benchmarks/probe_patch_draw.py). Written into the config only when on.
+    patch_pool: bool = False
     # Pixel-unshuffle factor of the input (ours; 1 = the paper's UNet): the network runs at
     # image_size / stem on stem^2 times the channels and pixel-shuffles its output back, so a
     # step takes ~stem^2 fewer FLOPs. Must divide the patch size, so each stem cell lies in one patch.
@@ -67,6 +72,8 @@ class UNetConfig:
         d["attention_resolutions"] = list(self.attention_resolutions)
         if not self.context_squash:
             del d["context_squash"]  # the identity of every network saved before the option
+        if not self.patch_pool:
+            del d["patch_pool"]
         return d
 
 

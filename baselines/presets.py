@@ -291,6 +291,13 @@ def _unet_s_g16_gct(task: str, baseline: str, common: dict[str, Any]) -> TrainCo
     return replace(cfg, model={**cfg.model, "context_squash": True})
 
 
+def _unet_s_g16_gcp(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
+    """``unet-s-g16-gc`` with a pooling over each patch in its full- and half-resolution residual blocks (ours;
+    ``UNetConfig.patch_pool``): ``--init`` takes ``unet-s-g16-gc`` weights, the new maps starting at zero."""
+    cfg = _unet_s_g16_gc(task, baseline, common)
+    return replace(cfg, model={**cfg.model, "patch_pool": True})
+
+
 def _unet_s_g16_gc_w(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
     """``unet-s-g16-gc`` with the level embedding at 256 channels instead of 512 and the last
     level at 3x the base width instead of 2x (ours): the parameters move from the embedding to the
@@ -321,7 +328,7 @@ PRESET_FACTORIES = {
     "paper": _paper, "small": _small, "small-s2": _small_stem(2), "small-s2-w": _small_s2_w,
     "small-s4": _small_stem(4),
     "unet-s": _unet_s, "unet-s-g16": _unet_s_g16, "unet-s-gc": _unet_s_gc,
-    "unet-s-g16-gc": _unet_s_g16_gc, "unet-s-g16-gct": _unet_s_g16_gct, "unet-s-g16-gc-w": _unet_s_g16_gc_w, "tiny": _tiny,
+    "unet-s-g16-gc": _unet_s_g16_gc, "unet-s-g16-gct": _unet_s_g16_gct, "unet-s-g16-gcp": _unet_s_g16_gcp, "unet-s-g16-gc-w": _unet_s_g16_gc_w, "tiny": _tiny,
     "dit-s": _dit_preset("S"), "dit-b": _dit_preset("B"), "dit-s14": _dit_s14,
     "dit-cell": _dit_cell, **{name: _cell_preset(name) for name in CELL_SIZES}, "cell-aux": _cell_aux,
     "cell-aux-b7": _cell_aux_b7, "cell-aux-tpl": _cell_aux_tpl,

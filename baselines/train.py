@@ -505,6 +505,10 @@ class TrainState:
         """
         weights, old, init_record = cls._weights_of(path, cfg)
         state = cls.fresh(cfg, device)
+        if cfg.model.get("patch_pool") and not old.model.get("patch_pool"):
+            # weights of the network without the patch pooling: its maps start at zero, as a fresh network's do,
+            # so the network computes what the weights computed
+            weights = {**{k: v for k, v in state.model.state_dict().items() if ".pool." in k}, **weights}
         state.model.load_state_dict(weights)
         for ema in (state.ema, state.ema2):
             if ema is not None:
@@ -536,8 +540,9 @@ class TrainState:
         weights, old, record = load_weights(path)
         # The network must match; the preset may differ (e.g. cell-aux-b7 fine-tunes cell-aux weights
         # with another uncertainty target, unet-s-g16-gct squashes unet-s-g16-gc's context features: the
-        # same parameters), and the record names where the weights came from.
-        if _parameters_of(old) != _parameters_of(cfg):
+        # same parameters; unet-s-g16-gcp adds zero-initialised patch poolings to them), and the record names
+        # where the weights came from.
+        if _parameters_of(old, pooled=bool(cfg.model.get("patch_pool"))) != _parameters_of(cfg):
             raise SrmBenchError(
                 f"{path}: holds a {old.baseline}/{old.task}/{old.preset} model ({old.arch}), not "
                 f"{cfg.baseline}/{cfg.task}/{cfg.preset} ({cfg.arch}); pass weights of the same baseline, task and network"
@@ -560,11 +565,14 @@ class TrainState:
         })
 
 
-def _parameters_of(cfg: TrainConfig) -> dict[str, Any]:
+def _parameters_of(cfg: TrainConfig, pooled: bool = False) -> dict[str, Any]:
     """What fixes a network's parameters: its identity less the preset and the options that change only
-    what the parameters compute (``context_squash``)."""
+    what the parameters compute (``context_squash``). ``pooled``: as if ``patch_pool`` were on (a network
+    without it can start one with it: the poolings' own parameters start at zero)."""
     ident = {k: v for k, v in cfg.identity().items() if k != "preset"}
     ident["model"] = {k: v for k, v in ident["model"].items() if k != "context_squash"}
+    if pooled and ident["arch"] == "unet":
+        ident["model"]["patch_pool"] = True
     return ident
 
 

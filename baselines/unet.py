@@ -15,6 +15,11 @@ each pixel's clean-ness 1 - t, and adds a projection of them to every residual b
 second GroupNorm (and to the output head after its GroupNorm). Its projections start at zero, so
 at initialisation the network computes what the plain UNet computes.
 
+With ``patch_pool`` (ours) every residual block at a resolution where a patch spans more than one pixel
+adds, after its second GroupNorm, a zero-initialised 1 x 1 map of its features' mean over each patch:
+the patch's own running content, which convolutions read only roughly and which drawing a patch with an
+exact colour count needs (benchmarks/probe_patch_draw.py).
+
 With ``stem > 1`` (ours) the input is pixel-unshuffled by ``stem`` before the first convolution
 and the output pixel-shuffled back: the UNet runs at 1 / stem of the image side, with ~stem^2
 fewer FLOPs a step, for tasks whose images are large next to what must be reasoned about (Counting: 128 x 128).
@@ -45,8 +50,14 @@ def zero_module(m: nn.Module) -> nn.Module:
     return m
 
 
+def patch_mean(h: torch.Tensor, k: int) -> torch.Tensor:
+    """Each pixel's value replaced by the mean over its k x k patch (the patches tile the map from its corner)."""
+    return F.avg_pool2d(h, k).repeat_interleave(k, dim=2).repeat_interleave(k, dim=3)
+
+
 class ResBlock(nn.Module):
-    def __init__(self, cin: int, cout: int, emb: int, dropout: float, groups: int, context: int = 0) -> None:
+    def __init__(self, cin: int, cout: int, emb: int, dropout: float, groups: int, context: int = 0,
+                 pool: int = 0) -> None:
         super().__init__()
         self.norm1 = nn.GroupNorm(groups, cin)
         self.conv1 = nn.Conv2d(cin, cout, 3, padding=1)
@@ -57,6 +68,9 @@ class ResBlock(nn.Module):
         self.skip = nn.Identity() if cin == cout else nn.Conv2d(cin, cout, 1)
         # the global context's per-channel shift after the second GroupNorm (zero at the start)
         self.ctx = zero_module(nn.Linear(context, cout)) if context else None
+        # the patch pooling (``pool`` pixels a patch side here; zero at the start): each patch's mean feature
+        self.pool_size = pool
+        self.pool = zero_module(nn.Conv2d(cout, cout, 1)) if pool > 1 else None
 
     def forward(self, x: torch.Tensor, emb: torch.Tensor, ctx: torch.Tensor | None = None) -> torch.Tensor:
         h = self.conv1(F.silu(self.norm1(x)))
@@ -64,6 +78,8 @@ class ResBlock(nn.Module):
         h = self.norm2(h)
         if self.ctx is not None and ctx is not None:
             h = h + self.ctx(ctx)[:, :, None, None]  # after the GroupNorm, which would remove it
+        if self.pool is not None:
+            h = h + self.pool(patch_mean(h, self.pool_size))
         h = self.conv2(self.drop(F.silu(h)))
         return self.skip(x) + h
 
@@ -168,12 +184,16 @@ class UNet(nn.Module):
         for _ in range(len(c.channel_mult) - 1):
             sizes.append((sizes[-1] + 1) // 2)
         self.sizes = sizes
+        side = c.image_size // c.patch_size  # patches a row
+
+        def pool(level: int) -> int:  # a patch's side in pixels at this level, where it is whole and > 1 (else 0)
+            return sizes[level] // side if c.patch_pool and sizes[level] % side == 0 and sizes[level] > side else 0
         self.down = nn.ModuleList()
         skips = [base]
         ch = base
         for level, mult in enumerate(c.channel_mult):
             for _ in range(c.num_res_blocks):
-                blocks: list[nn.Module] = [ResBlock(ch, mult * base, emb, c.dropout, c.groups, gc)]
+                blocks: list[nn.Module] = [ResBlock(ch, mult * base, emb, c.dropout, c.groups, gc, pool(level))]
                 ch = mult * base
                 if sizes[level] in c.attention_resolutions:
                     blocks.append(AttnBlock(ch, c.head_channels, c.groups))
@@ -187,7 +207,7 @@ class UNet(nn.Module):
         self.up = nn.ModuleList()
         for level, mult in reversed(list(enumerate(c.channel_mult))):
             for j in range(c.num_res_blocks + 1):
-                blocks = [ResBlock(ch + skips.pop(), mult * base, emb, c.dropout, c.groups, gc)]
+                blocks = [ResBlock(ch + skips.pop(), mult * base, emb, c.dropout, c.groups, gc, pool(level))]
                 ch = mult * base
                 if sizes[level] in c.attention_resolutions:
                     blocks.append(AttnBlock(ch, c.head_channels, c.groups))

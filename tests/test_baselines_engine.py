@@ -444,6 +444,59 @@ def test_squashed_context_counts_with_saturated_features_and_takes_unsquashed_we
               device="cpu", progress=False, init=tmp_path / "a" / "weights.safetensors")
 
 
+def test_patch_pooling_sees_one_patch_and_starts_from_unpooled_weights_unchanged(tmp_path: Path) -> None:
+    """``unet-s-g16-gcp``: ``patch_mean`` gives each pixel its own patch's mean and nothing of another patch's;
+    the poolings sit where a patch spans more than one pixel (Even Pixels: 4 and 2 pixels at 32 and 16, none
+    below; Sudoku's 28-pixel cells: 28, 14, 7, none at 32); the config of every earlier network is unchanged;
+    --init from ``unet-s-g16-gc`` weights computes what they computed until the poolings learn, and the reverse
+    is refused."""
+    from srm_bench.baselines.train import TrainState
+    from srm_bench.baselines.unet import ResBlock, patch_mean
+
+    h = torch.randn(2, 3, 8, 8)
+    m = patch_mean(h, 4)
+    assert torch.allclose(m[:, :, :4, 4:], h[:, :, :4, 4:].mean((2, 3), keepdim=True).expand(-1, -1, 4, 4))
+    bumped = h.clone()
+    bumped[0, 1, 5, 2] += 1.0  # a pixel of patch (1, 0)
+    moved = (patch_mean(bumped, 4) - m).abs() > 0
+    assert moved[0, 1, 4:, :4].all() and moved.sum() == 16  # its own patch's 16 pixels, no others
+    gc, gcp = make_config("even-pixels", "srm", "unet-s-g16-gc"), make_config("even-pixels", "srm", "unet-s-g16-gcp")
+    assert "patch_pool" not in gc.model and gcp.model == {**gc.model, "patch_pool": True}
+    net = build_model(gcp.arch, gcp.model)
+    sizes = [b.pool_size for b in net.modules() if isinstance(b, ResBlock)]
+    assert sorted(set(sizes)) == [0, 2, 4] and sizes[:4] == [4, 4, 2, 2]
+    sudoku = make_config("sudoku", "srm", "paper").model
+    assert {b.pool_size for b in build_model("unet", {**sudoku, "patch_pool": True}).modules()
+            if isinstance(b, ResBlock)} == {0, 7, 14, 28}
+    from srm_bench.baselines.train import save_weights
+
+    torch.manual_seed(0)
+    trained = build_model(gc.arch, gc.model)
+    with torch.no_grad():
+        for p in trained.parameters():  # the zero-initialised layers on, as training leaves them
+            p.add_(0.05 * torch.randn_like(p))
+    w = tmp_path / "gc.safetensors"
+    save_weights(w, trained, gc, {"step": 5, "images": 10})
+    plain, _, _ = load_weights(w)
+    a = build_model(gc.arch, gc.model).eval()
+    a.load_state_dict(plain)
+    b = TrainState.from_weights(w, with_overrides(gcp, batch_size=2), torch.device("cpu")).model.eval()
+    x, t = torch.randn(2, 3, 32, 32), torch.rand(2, 64)
+    with torch.no_grad():
+        assert torch.equal(a(x, t).mean, b(x, t).mean)
+        for blk in b.modules():
+            if isinstance(blk, ResBlock) and blk.pool is not None:
+                blk.pool.weight.fill_(0.01)
+        assert not torch.equal(a(x, t).mean, b(x, t).mean)
+    out = train(with_overrides(gcp, steps=7, ckpt_every=2, batch_size=2), None, tmp_path / "b", device="cpu",
+                progress=False, init=w)
+    _, loaded, rec = load_weights(tmp_path / "b" / "weights.safetensors")
+    assert out["steps"] == 7 and loaded.model["patch_pool"] is True and rec["init"]["preset"] == "unet-s-g16-gc"
+    with pytest.raises(SrmBenchError, match="holds a srm/even-pixels/unet-s-g16-gcp model"):
+        train(with_overrides(gc, steps=9), None, tmp_path / "c", device="cpu", progress=False,
+              init=tmp_path / "b" / "weights.safetensors")
+
+
 def test_squash_context_script_keeps_what_the_network_computes(tmp_path: Path) -> None:
     """benchmarks/squash_context.py: unet-s-g16-gc weights become a unet-s-g16-gct network whose branch is
     scaled so that it computes nearly what it computed (to the first order of f / S), keeping the record;
