@@ -1,4 +1,4 @@
-# Lease d of 2026-11-29 (planned in the thirty-third session; not run yet): capacity under the mix, at 61.4M images.
+# Lease d of 2026-11-29 (planned in the thirty-third session; not run yet; after lease e of 2026-11-29): capacity under the mix, at 61.4M images.
 # Five changes to the shipped Even Pixels SRM (`o-g16s`: `unet-s-g16-gc`, 3.3M parameters, 204.8M images, then 4,000
 # annealed steps with half the rows on overlap-0.95 states) have ended level with it: annealed again (`o-g16h`), the
 # mix's tail (`o-g16t`), a squashed context (`o-g16q`), the EMA 0.9999, overlap-0.9 states; all 0.34-0.37 in predicted
