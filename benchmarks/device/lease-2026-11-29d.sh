@@ -45,9 +45,7 @@ STOP=34000
 RUNS=(g16m epm)
 SUFFIX=seqmix0.5-ov0.95-anneal61M
 JUDGE_JOBS=()
-for j in ":predicted@0.95 0" ":predicted@0.95 1" ":random@0.95 0" ":random@0.95 1"; do
-  JUDGE_JOBS+=("g16m unet-s-g16-gc:$SUFFIX $j" "epm paper:$SUFFIX $j")
-done
+judge_at_095 g16m unet-s-g16-gc:$SUFFIX epm paper:$SUFFIX
 arm() {  # GPU NAME PRESET FROM: o-NAME from FROM (step 30,000) or its carried weights, to STOP
   if [ -z "$(init_of $2)" ] && [ ! -e $W/o-$2/last.pt ]; then
     [ "$(wstep $4)" = 30000 ] || { echo "o-$2: neither runs/o-$2.safetensors nor its start $4 at step 30,000"; return 1; }

@@ -27,9 +27,7 @@ G16S=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors  # o-g16s, ship
 STOP=108000
 RUNS=(g16k)
 JUDGE_JOBS=()
-for j in ":predicted@0.95 0" ":predicted@0.95 1" ":random@0.95 0" ":random@0.95 1"; do
-  JUDGE_JOBS+=("g16k unet-s-g16-gcp:seqmix0.5-ov0.95-anneal2 $j")
-done
+judge_at_095 g16k unet-s-g16-gcp:seqmix0.5-ov0.95-anneal2
 g16k() {  # GPUS: o-g16k from o-g16s with the patch pooling, to STOP (under DDP when GPUS names more than one)
   if [ -z "$(init_of g16k)" ]; then
     [ "$(wstep $G16S)" = 104000 ] || { echo "$G16S is not o-g16s at step 104,000"; return 1; }

@@ -30,6 +30,7 @@
 #                (or its carried weights) to STOP (the caller's), lr 4e-4 after the warm-up, decayed linearly to 0
 #                from step START on, under --cuda-graph; then the count probe of its EMA (leases a and b)
 #   cont_and_judge RUN REF  RUN (a function of the caller's running ep_cont) on every GPU, then race_judge REF on all
+#   judge_at_095 RUN NAME [RUN NAME...]   JUDGE_JOBS += each o-RUN at overlap 0.95, predicted and random order, seeds 0, 1
 #   race_judge REF GPU...   a race of ep_cont runs judged once every run in RUNS reached STOP (the caller's): the
 #                completion probe (K = 1 and 4, 200 test images) of REF and the runs on the first GPU, then the
 #                caller's JUDGE_JOBS ("RUN NAME-SUFFIX JOB": eval.sh's JOB on o-RUN's newest weights, leaderboard
@@ -118,6 +119,13 @@ race_job() {  # J GPU; a JUDGE_JOBS entry is "RUN NAME JOB [SEED]" (seed 0 unles
   name=${a[1]}; [[ $name == *:* ]] && { net=${name%%:*}; name=${name#*:}; }
   NAME=srm-unet-$net-$name SEED=${a[3]:-0} GPU=$2 timeout $(left) bash benchmarks/device/eval.sh \
     $(latest ${a[0]}) $R/ep-race ${a[2]}
+}
+judge_at_095() {  # RUN NAME [RUN NAME...]: JUDGE_JOBS += predicted and random order at overlap 0.95, seeds 0 and 1,
+  # of each o-RUN (NAME as race_job reads it, PRESET:SUFFIX); the runs interleaved, predicted order first
+  local j a=("$@") i
+  for j in ":predicted@0.95 0" ":predicted@0.95 1" ":random@0.95 0" ":random@0.95 1"; do
+    for ((i = 0; i < ${#a[@]}; i += 2)); do JUDGE_JOBS+=("${a[i]} ${a[i + 1]} $j"); done
+  done
 }
 cont_and_judge() {  # RUN REF: the caller's function RUN (o-RUN continued by ep_cont) under DDP on every GPU, then
   # race_judge against REF once each run in RUNS reached STOP; logs in $L/RUN and $L/judge, printed
