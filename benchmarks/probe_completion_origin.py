@@ -78,6 +78,8 @@ def main() -> None:
     args = ap.parse_args()
     images = canonical_dataset("even-pixels", "test").images(slice(0, args.n))
     model, cfg, record = load_denoiser(args.weights, args.device)
+    if cfg.task != "even-pixels" or cfg.baseline != "srm":
+        raise SystemExit(f"{args.weights}: a {cfg.baseline} on {cfg.task}; the probe needs an Even Pixels SRM")
     grid = images.shape[1] // cfg.model["patch_size"]
     known = missing_masks(len(images), grid * grid, 1, args.seed)
     missing = ~known

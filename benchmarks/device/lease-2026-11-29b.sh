@@ -33,9 +33,7 @@ G16S=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors  # o-g16s, ship
 STOP=108000
 RUNS=(g16q)
 JUDGE_JOBS=()
-for j in ":predicted@0.95 0" ":predicted@0.95 1" ":random@0.95 0" ":random@0.95 1"; do
-  JUDGE_JOBS+=("g16q unet-s-g16-gct:seqmix0.5-ov0.95-anneal2 $j")
-done
+judge_at_095 g16q unet-s-g16-gct:seqmix0.5-ov0.95-anneal2
 START=/tmp/o-g16q-start.safetensors  # o-g16s squashed (scale 8): o-g16q's start
 g16q() {  # GPUS: o-g16q from o-g16s, squashed, to STOP (under DDP when GPUS names more than one)
   if [ -z "$(init_of g16q)" ]; then
