@@ -182,6 +182,18 @@ def test_setup_sh_sets_aside_an_earlier_lease_s_tmp(tmp_path: Path) -> None:
     assert not call("k")  # the same lease's next call: its runs continue
     assert call("l")  # the next lease on the same host
     assert len(list((root / "stale").iterdir())) == 6
+    # A call of the same lease leaves the lease file alone, and calls started together (lease.sh deals scoring jobs,
+    # each sourcing setup.sh) keep the runs they share: one read the file while another truncated it to rewrite it
+    # in lease 2026-11-29e, took the lease for new and set aside the weights under the others.
+    before = (root / "lease").stat()
+    assert not call("l")
+    after = (root / "lease").stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SETUP_TMP": str(root), "LEASE": "l"}
+    jobs = [subprocess.Popen(["bash", "-c", "source benchmarks/device/setup.sh"], cwd=REPO, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(24)]
+    assert all(job.wait() == 0 for job in jobs)
+    assert (root / "runs/mark").exists() and len(list((root / "stale").iterdir())) == 6
 
 
 def test_train_sh_sets_aside_a_run_folder_behind_its_init(tmp_path: Path) -> None:

@@ -18,7 +18,11 @@ if [ $new = 1 ]; then
       && echo "setup: $d held an earlier lease's files; set aside in $S/stale"
   done
 fi
-[ -n "${LEASE:-}" ] && echo "$LEASE" > $S/lease
+# written only when it changes, and by rename: scoring jobs started together each source this file, and one reading
+# the file while another truncated it took the lease for new and set aside the runs it was judging (lease 2026-11-29e)
+if [ -n "${LEASE:-}" ] && [ "$(cat $S/lease 2>/dev/null)" != "$LEASE" ]; then
+  mkdir -p $S && echo "$LEASE" > $S/lease.$$ && mv $S/lease.$$ $S/lease
+fi
 if [ ! -e $S/site/.done ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --target $S/site .whl/*.whl 2>&1 | tail -1
   python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | tail -1
