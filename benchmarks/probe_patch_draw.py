@@ -15,10 +15,15 @@ Each is sampled from pure noise with the deterministic Euler path (eta 0) and wi
 step of the SRM's sampler at eta 1 (noise sigma_small, the DDPM posterior's), at a given number of steps; a draw is exact when its
 pixels' signs hold exactly k of A.
 
+With --finetune N it asks instead what the patch pooling race on the full SRM asked (lease 2026-11-29e): a `conv`
+denoiser trained --steps, then continued N steps at half the lr decayed linearly to 0, once as it is and once with
+the pooling added, zero-initialised (so it starts computing what the conv one computes). Does the pooling, bolted on
+late, give what it gives from the start?
+
 Usage: python benchmarks/probe_patch_draw.py [--steps 3000] [--batch 256] [--width 64] [--nfe 100]
-       [--seed 0] [--variants conv conv+sum mlp]
-(CPU: ~1-3 minutes a variant at the defaults.) Prints per variant: exact draws at eta 0 and 1 (2,048 draws, k
-uniform in 0..16), their mean |count - k|, and parameters.
+       [--seed 0] [--variants conv conv+sum mlp] [--finetune N]
+(CPU: ~1-3 minutes a variant at the defaults.) Prints per variant (or per arm of --finetune): exact draws at eta 0
+and 1 (2,048 draws, k uniform in 0..16), their mean |count - k|, and parameters.
 """
 from __future__ import annotations
 
@@ -86,9 +91,20 @@ def make(variant: str, width: int) -> nn.Module:
     return ConvDenoiser(width, pool=variant == "conv+sum")
 
 
-def train(model: nn.Module, steps: int, batch: int, lr: float, gen: torch.Generator) -> None:
+def continued(base: nn.Module, variant: str, width: int) -> nn.Module:
+    """A ``variant`` network holding ``base``'s weights, any pooling it adds zero: it computes what ``base`` does."""
+    arm = make(variant, width)
+    missing = arm.load_state_dict(base.state_dict(), strict=False).missing_keys
+    for name in missing:
+        nn.init.zeros_(arm.get_parameter(name))
+    return arm
+
+
+def train(model: nn.Module, steps: int, batch: int, lr: float, gen: torch.Generator, *, anneal: bool = False) -> None:
+    """AdamW over ``steps``: one-cycle (5% warm-up, cosine down); ``anneal``: 5% warm-up, then linear to 0."""
     opt = torch.optim.AdamW(model.parameters(), lr=lr)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.05)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.05,
+                                                anneal_strategy="linear" if anneal else "cos")
     for _ in range(steps):
         k = torch.randint(0, PIX + 1, (batch,), generator=gen)
         x = draw_patches(k, gen)
@@ -131,13 +147,11 @@ def main() -> None:
     ap.add_argument("--nfe", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--variants", nargs="+", default=["conv", "conv+sum", "mlp"], choices=["conv", "conv+sum", "mlp"])
+    ap.add_argument("--finetune", type=int, default=0, metavar="N",
+                    help="train conv --steps, then continue it N annealed steps without and with a zero pooling")
     args = ap.parse_args()
-    for variant in args.variants:
-        torch.manual_seed(args.seed)
-        gen = torch.Generator().manual_seed(args.seed)
-        model = make(variant, args.width)
-        t0 = time.perf_counter()
-        train(model, args.steps, args.batch, args.lr, gen)
+
+    def report(name: str, model: nn.Module, steps: str, t0: float) -> None:
         k = torch.arange(2048) % (PIX + 1)
         line = []
         for eta in (0.0, 1.0):
@@ -145,8 +159,31 @@ def main() -> None:
             err = ((z > 0).flatten(1).sum(1) - k).abs().float()
             line.append(f"eta {eta:.0f}: exact {(err == 0).float().mean():.3f}, |count - k| {err.mean():.2f}")
         params = sum(p.numel() for p in model.parameters())
-        print(f"{variant:8s} ({params / 1e3:.0f}k params, {args.steps} steps of {args.batch}, {args.nfe} NFE): "
+        print(f"{name:8s} ({params / 1e3:.0f}k params, {steps} of {args.batch}, {args.nfe} NFE): "
               f"{'; '.join(line)}  ({time.perf_counter() - t0:.0f} s)", flush=True)
+
+    if args.finetune:
+        torch.manual_seed(args.seed)
+        gen = torch.Generator().manual_seed(args.seed)
+        t0 = time.perf_counter()
+        base = make("conv", args.width)
+        train(base, args.steps, args.batch, args.lr, gen)
+        report("conv", base, f"{args.steps} steps", t0)
+        for variant in ("conv", "conv+sum"):
+            torch.manual_seed(args.seed + 2)
+            arm = continued(base, variant, args.width)
+            t0 = time.perf_counter()
+            train(arm, args.finetune, args.batch, args.lr / 2, torch.Generator().manual_seed(args.seed + 3),
+                  anneal=True)
+            report(variant, arm, f"{args.steps} + {args.finetune} annealed steps", t0)
+        return
+    for variant in args.variants:
+        torch.manual_seed(args.seed)
+        gen = torch.Generator().manual_seed(args.seed)
+        model = make(variant, args.width)
+        t0 = time.perf_counter()
+        train(model, args.steps, args.batch, args.lr, gen)
+        report(variant, model, f"{args.steps} steps", t0)
 
 
 if __name__ == "__main__":

@@ -665,6 +665,14 @@ def test_patch_draw_toy_makes_exact_patches_and_its_sampler_lands_on_a_known_pat
     before = [p.detach().clone() for p in model.parameters()]
     mod.train(model, 2, 8, 1e-3, gen)
     assert any(not torch.equal(a, b) for a, b in zip(before, model.parameters()))
+    # --finetune: the pooled arm starts computing what the conv network it continues computes, and can then learn
+    base = mod.make("conv", 8)
+    mod.train(base, 40, 8, 1e-3, gen)
+    arm = mod.continued(base, "conv+sum", 8)
+    z, t = torch.randn(5, 1, 4, 4, generator=gen), torch.rand(5, generator=gen)
+    assert arm.blocks[0].pool is not None and torch.equal(arm(z, t, k[:5].float()), base(z, t, k[:5].float()))
+    mod.train(arm, 40, 8, 1e-3, gen, anneal=True)
+    assert arm.blocks[0].pool.weight.abs().max() > 0
 
 
 def test_count_probe_reads_an_exact_a_shrunk_and_a_blind_counter(monkeypatch: pytest.MonkeyPatch) -> None:
