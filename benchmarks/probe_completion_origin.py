@@ -10,8 +10,13 @@ images), then lets the sampler complete the patch (as the completion probe does)
 with the count the patch must hold. If the draw lands on the estimate rounded, the count the network
 reads is what limits it; if the estimate is good and the draw misses anyway, the path is.
 
+With --trajectory it also follows the network's x0-hat count of the missing patch through the draw (a
+callback of the sampler: no extra evaluations): at each level of the patch, how often that count rounds to the
+required one, for the draws that end exact and for those that miss. A count that is right at t = 1 and drifts off
+on the way says the path loses it; one that stays right while the pixels miss says the last steps do.
+
 Usage: python benchmarks/probe_completion_origin.py WEIGHTS [-n 200] [--steps 100] [--eta 1] [--seed 0]
-       [--device cpu]
+       [--device cpu] [--trajectory]
 (CPU: ~5 minutes at n = 200 and 100 NFE.) Prints the accuracy, how near the estimate is, and how the
 draw's outcome depends on it.
 """
@@ -22,10 +27,10 @@ import argparse
 import numpy as np
 import torch
 
-from probe_even_pixels_completion import complete, missing_masks  # run as a script: benchmarks/ is on the path
+from probe_even_pixels_completion import missing_masks  # run as a script: benchmarks/ is on the path
 from probe_even_pixels_count import PATCH, by_patch
 from srm_bench.baselines.diffusion import pixel_levels
-from srm_bench.baselines.inference import load_denoiser
+from srm_bench.baselines.inference import load_denoiser, sample_images
 from srm_bench.baselines.noise import NoisePath
 from srm_bench.baselines.schedules import SamplerConfig
 from srm_bench.canonical import canonical_dataset
@@ -62,9 +67,40 @@ def estimate(model, images: np.ndarray, a: np.ndarray, b: np.ndarray, missing: n
     eps = torch.from_numpy(np.random.default_rng([seed, 7]).standard_normal(x.shape).astype(np.float32)).to(device)
     z = path.noise(x, eps, levels)
     x0, _ = path.split(z, model(z, t).mean.float(), levels)
-    ca, cb = (torch.from_numpy(c.astype(np.float32) / 127.5 - 1.0)[:, :, None, None].to(device) for c in (a, b))
-    share = (((x0 - cb) * (ca - cb)).sum(1) / ((ca - cb) ** 2).sum(1)).cpu().numpy()  # 1 = colour A, 0 = B
+    return soft_count(x0, a, b, missing)
+
+
+def soft_count(x0: torch.Tensor, a: np.ndarray, b: np.ndarray, missing: np.ndarray) -> np.ndarray:
+    """The colour-A count of x0 (n, 3, H, W) in [-1, 1] over the missing patches, each pixel's share of A read
+    along the line from colour B (0) to colour A (1)."""
+    ca, cb = (torch.from_numpy(c.astype(np.float32) / 127.5 - 1.0)[:, :, None, None].to(x0.device) for c in (a, b))
+    share = (((x0.float() - cb) * (ca - cb)).sum(1) / ((ca - cb) ** 2).sum(1)).cpu().numpy()  # 1 = colour A, 0 = B
     return (by_patch(share) * missing[..., None]).sum((1, 2))
+
+
+TRACK_T = (1.0, 0.9, 0.75, 0.5, 0.25, 0.1, 0.05, 0.02)
+
+
+def trajectory_report(levels: np.ndarray, counts: np.ndarray, required: np.ndarray, drawn: np.ndarray) -> list[str]:
+    """Lines on how the network's x0-hat count of the missing patch (``counts``, steps x n) moves while the patch
+    is drawn (its level ``levels``, steps x n): at the first step at or below each level of TRACK_T, how often
+    it rounds to the required count, for the draws that end exact and for those that miss."""
+    exact = drawn == required
+    lines = [f"  x0-hat count of the missing patch while it is drawn (exact draws {exact.sum()}, misses "
+             f"{(~exact).sum()}): rounded = required / mean |count - required|"]
+    cols = np.arange(levels.shape[1])
+    for lv in TRACK_T:
+        below = levels <= lv + 1e-6
+        if not below.any(0).all():
+            continue
+        at = counts[below.argmax(0), cols]
+        right = np.round(at) == required
+        parts = [f"all {right.mean():.3f} / {np.abs(at - required).mean():.2f} px"]
+        for label, sel in (("exact draws", exact), ("misses", ~exact)):
+            if sel.any():
+                parts.append(f"{label} {right[sel].mean():.3f}")
+        lines.append(f"    t <= {lv:<4}: " + "; ".join(parts))
+    return lines
 
 
 def main() -> None:
@@ -75,6 +111,8 @@ def main() -> None:
     ap.add_argument("--eta", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--trajectory", action="store_true",
+                    help="also follow the network's x0-hat count of the missing patch through its draw")
     args = ap.parse_args()
     images = canonical_dataset("even-pixels", "test").images(slice(0, args.n))
     model, cfg, record = load_denoiser(args.weights, args.device)
@@ -87,7 +125,16 @@ def main() -> None:
     required = (by_patch(is_a) * missing[..., None]).sum((1, 2))
     guess = estimate(model, images, a, b, missing, args.seed, args.device)
     sampler = SamplerConfig(name="sequential", order="predicted", overlap=0.95, steps=args.steps, eta=args.eta)
-    out = complete(model, cfg, images, known, sampler, seed=args.seed, device=args.device)
+    track_t: list[np.ndarray] = []
+    track_count: list[np.ndarray] = []
+
+    def track(state: dict) -> None:  # the missing patch's level and the network's x0-hat count of it, a step
+        track_t.append((state["t"].float().cpu().numpy() * missing).sum(1))
+        track_count.append(soft_count(state["x0_hat"], a, b, missing))
+
+    out = sample_images(model, cfg, sampler, np.arange(len(images)), seed=args.seed, device=args.device,
+                        batch_size=len(images), given=images, known=known,
+                        callback=track if args.trajectory else None)
     drawn = (by_patch(nearer_a(out, a, b)) * missing[..., None]).sum((1, 2))
     off, miss = guess - required, drawn - required
     near = np.abs(off) < 0.5
@@ -100,6 +147,8 @@ def main() -> None:
     for label, sel in (("estimate within 0.5 px", near), ("estimate 0.5 px or more off", ~near)):
         if sel.any():
             print(f"  {label} ({sel.sum()}): drawn exact {np.mean(miss[sel] == 0):.3f}")
+    if args.trajectory:
+        print("\n".join(trajectory_report(np.stack(track_t), np.stack(track_count), required, drawn)))
     wrong = miss != 0
     if wrong.any():
         same = np.mean(np.sign(miss[wrong]) == np.sign(off[wrong]))

@@ -21,7 +21,7 @@ the pooling added, zero-initialised (so it starts computing what the conv one co
 late, give what it gives from the start?
 
 Usage: python benchmarks/probe_patch_draw.py [--steps 3000] [--batch 256] [--width 64] [--nfe 100]
-       [--seed 0] [--variants conv conv+sum mlp] [--finetune N]
+       [--seed 0] [--variants conv conv+sum mlp] [--finetune N] [--k-noise SD...]
 (CPU: ~1-3 minutes a variant at the defaults.) Prints per variant (or per arm of --finetune): exact draws at eta 0
 and 1 (2,048 draws, k uniform in 0..16), their mean |count - k|, and parameters.
 """
@@ -119,13 +119,20 @@ def train(model: nn.Module, steps: int, batch: int, lr: float, gen: torch.Genera
 
 
 @torch.no_grad()
-def sample(model: nn.Module, k: torch.Tensor, nfe: int, eta: float, gen: torch.Generator) -> torch.Tensor:
+def sample(model: nn.Module, k: torch.Tensor, nfe: int, eta: float, gen: torch.Generator, *, k_noise: float = 0.0,
+           per_step: bool = False) -> torch.Tensor:
     """Draws from pure noise, t from 1 to 0 in ``nfe`` equal steps: x0-hat and eps-hat from the velocity, then
-    the step of the SRM's sampler (a = 1 - t, b = t; eta 0 the deterministic one, eta 1 with sigma_small)."""
+    the step of the SRM's sampler (a = 1 - t, b = t; eta 0 the deterministic one, eta 1 with sigma_small).
+    ``k_noise``: the denoiser is told k plus Gaussian noise of this sd (in pixels), one draw a sample for the whole
+    path, or with ``per_step`` a fresh one at every step (a count read afresh, and differently, at each step)."""
     z = torch.randn(len(k), 1, SIDE, SIDE, generator=gen)
     ts = torch.linspace(1, 0, nfe + 1)
+    noisy = k_noise > 0  # no draw otherwise: the exact-k draws keep the random stream they were documented with
+    told = k.float() + k_noise * torch.randn(len(k), generator=gen) if noisy else k.float()
     for t, s in zip(ts[:-1], ts[1:]):
-        u = model(z, torch.full((len(k),), float(t)), k.float())
+        if noisy and per_step:
+            told = k.float() + k_noise * torch.randn(len(k), generator=gen)
+        u = model(z, torch.full((len(k),), float(t)), told)
         x0, eps = z - t * u, z + (1 - t) * u
         if s == 0:
             z = x0
@@ -149,18 +156,26 @@ def main() -> None:
     ap.add_argument("--variants", nargs="+", default=["conv", "conv+sum", "mlp"], choices=["conv", "conv+sum", "mlp"])
     ap.add_argument("--finetune", type=int, default=0, metavar="N",
                     help="train conv --steps, then continue it N annealed steps without and with a zero pooling")
+    ap.add_argument("--k-noise", type=float, nargs="*", default=[], metavar="SD",
+                    help="also sample each denoiser told k plus Gaussian noise of these sds (pixels), drawn once a "
+                         "sample and afresh every step")
     args = ap.parse_args()
 
     def report(name: str, model: nn.Module, steps: str, t0: float) -> None:
         k = torch.arange(2048) % (PIX + 1)
-        line = []
-        for eta in (0.0, 1.0):
-            z = sample(model, k, args.nfe, eta, torch.Generator().manual_seed(args.seed + 1))
-            err = ((z > 0).flatten(1).sum(1) - k).abs().float()
-            line.append(f"eta {eta:.0f}: exact {(err == 0).float().mean():.3f}, |count - k| {err.mean():.2f}")
         params = sum(p.numel() for p in model.parameters())
-        print(f"{name:8s} ({params / 1e3:.0f}k params, {steps} of {args.batch}, {args.nfe} NFE): "
-              f"{'; '.join(line)}  ({time.perf_counter() - t0:.0f} s)", flush=True)
+        told = [("", 0.0, False)] + [(f"  k told with sd {sd} {how}", sd, how == "a step")
+                                     for sd in args.k_noise for how in ("a sample", "a step")]
+        for label, sd, per_step in told:
+            line = []
+            for eta in (0.0, 1.0):
+                z = sample(model, k, args.nfe, eta, torch.Generator().manual_seed(args.seed + 1), k_noise=sd,
+                           per_step=per_step)
+                err = ((z > 0).flatten(1).sum(1) - k).abs().float()
+                line.append(f"eta {eta:.0f}: exact {(err == 0).float().mean():.3f}, |count - k| {err.mean():.2f}")
+            head = label or (f"{name:8s} ({params / 1e3:.0f}k params, {steps} of {args.batch}, {args.nfe} NFE): ")
+            print(f"{head}{': ' if label else ''}{'; '.join(line)}"
+                  f"{'' if label else f'  ({time.perf_counter() - t0:.0f} s)'}", flush=True)
 
     if args.finetune:
         torch.manual_seed(args.seed)

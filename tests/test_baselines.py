@@ -629,6 +629,17 @@ def test_completion_origin_probe_reads_the_count_a_network_estimates_and_the_one
 
     assert mod.estimate(Exact(), images, a, b, missing, 0, "cpu") == pytest.approx(required, abs=1e-3)
     assert mod.estimate(Midpoint(), images, a, b, missing, 0, "cpu") == pytest.approx(np.full(6, 8.0), abs=1e-3)
+    # --trajectory: image 0's x0-hat count stays on the required 7 and its draw is exact; image 1's starts on it,
+    # leaves it once its patch is below t = 0.3 and the draw misses; image 2's is never on it
+    levels = np.repeat(np.linspace(1, 0, 11)[:, None], 3, 1)
+    counts = np.full((11, 3), 7.0)
+    counts[levels[:, 1] < 0.3, 1] = 8.2
+    counts[:, 2] = 5.0
+    lines = mod.trajectory_report(levels, counts, np.array([7, 7, 7]), np.array([7, 8, 6]))
+    row = {line.split(":")[0].strip(): line for line in lines[1:]}
+    assert "all 0.667 / 0.67 px; exact draws 1.000; misses 0.500" in row["t <= 1.0"]
+    assert "all 0.333 / 1.07 px; exact draws 1.000; misses 0.000" in row["t <= 0.25"]
+    assert "t <= 0.5" in row and "t <= 0.02" in row
 
 
 def test_patch_draw_toy_makes_exact_patches_and_its_sampler_lands_on_a_known_patch() -> None:
@@ -665,6 +676,22 @@ def test_patch_draw_toy_makes_exact_patches_and_its_sampler_lands_on_a_known_pat
     before = [p.detach().clone() for p in model.parameters()]
     mod.train(model, 2, 8, 1e-3, gen)
     assert any(not torch.equal(a, b) for a, b in zip(before, model.parameters()))
+    # --k-noise: a denoiser that draws the first round(k told) pixels as colour A is exact when told k, and misses
+    # when told k with noise, drawn once a sample or afresh at every step
+    class Told(torch.nn.Module):
+        def forward(self, z, t, kk):
+            goal = torch.where(torch.arange(16) < kk.round().clamp(0, 16)[:, None], 1.0, -1.0).view_as(z)
+            tt = t[:, None, None, None].clamp_min(1e-6)
+            return (z - (1 - tt) * goal) / tt - goal
+
+    many = torch.arange(170) % 17
+    for sd, per_step, most in ((0.0, False, 1.0), (3.0, False, 0.3), (3.0, True, 0.3)):
+        z = mod.sample(Told(), many, 20, 0.0, torch.Generator().manual_seed(2), k_noise=sd, per_step=per_step)
+        exact = ((z > 0).flatten(1).sum(1) == many).float().mean()
+        assert (exact == 1.0) if sd == 0 else (exact < most), (sd, per_step, exact)
+    once, afresh = (mod.sample(Told(), many, 20, 0.0, torch.Generator().manual_seed(2), k_noise=3.0, per_step=p)
+                    for p in (False, True))
+    assert not torch.equal(once, afresh)  # the same stream, but the told count redrawn at every step
     # --finetune: the pooled arm starts computing what the conv network it continues computes, and can then learn
     base = mod.make("conv", 8)
     mod.train(base, 40, 8, 1e-3, gen)
