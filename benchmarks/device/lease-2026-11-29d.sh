@@ -1,8 +1,9 @@
-# Lease d of 2026-11-29 (planned in the thirty-third session; not run yet; after lease e of 2026-11-29): capacity under the mix, at 61.4M images.
-# Five changes to the shipped Even Pixels SRM (`o-g16s`: `unet-s-g16-gc`, 3.3M parameters, 204.8M images, then 4,000
+# Lease d of 2026-11-29 (planned in the thirty-third session; not run yet): capacity under the mix, at 61.4M images.
+# Six changes to the shipped Even Pixels SRM (`o-g16s`: `unet-s-g16-gc`, 3.3M parameters, 204.8M images, then 4,000
 # annealed steps with half the rows on overlap-0.95 states) have ended level with it: annealed again (`o-g16h`), the
-# mix's tail (`o-g16t`), a squashed context (`o-g16q`), the EMA 0.9999, overlap-0.9 states; all 0.34-0.37 in predicted
-# order + overlap 0.95, the bar 0.45, the paper 0.518 (docs/even-pixels-baselines.md). The one lever not tried under
+# mix's tail (`o-g16t`), a squashed context (`o-g16q`), a patch pooling (`o-g16k`, lease 2026-11-29e), the EMA 0.9999,
+# overlap-0.9 states; all 0.34-0.37 in predicted order + overlap 0.95, the bar 0.45, the paper 0.518
+# (docs/even-pixels-baselines.md). The one lever not tried under
 # the mix is the network: the paper's UNet (`paper`, 19.7M) was raced at 61.4M images before the mix existed, and led
 # `unet-s-g16-gc` there within the noise (0.230 against 0.190, p 0.14; its count probe ahead, slope 0.73 against 0.65).
 # So both 61.4M-image networks of that race get the shipped model's anneal, 4,000 steps each (lr 4e-4 after the
@@ -11,7 +12,8 @@
 #   o-epm   from o-epp (`paper`, step 30,000, 61.4M images; campaign f8705f8)
 # to step 34,000 (69.6M images), then judged on predicted and random order at overlap 0.95, seeds 0 and 1 (500
 # samples, 1000 NFE, eta 1), plus the completion probe (K = 1 and 4, 200 images) and where each arm's last patch is lost
-# (benchmarks/probe_completion_origin.py: the count it reads against the one it draws). What it decides:
+# (benchmarks/probe_completion_origin.py --trajectory: the count it reads against the one it draws, and the level of
+# the patch at which its x0-hat count leaves the required one: t 0.75 -> 0.25 for the shipped network). What it decides:
 # - o-epm against o-g16m, predicted order over both seeds (n = 1,000 each, Fisher p < 0.05): capacity is the lever
 #   under the mix. Then the paper's UNet goes on to the paper's 204.8M images (multi-session; it cannot ship at 39 MB,
 #   so a network within 8 MB would have to follow it), and if level, the network is not what holds the row at 0.35.
@@ -68,7 +70,7 @@ judge() {  # GPU...: the completion probe of both arms, then JUDGE_JOBS, once bo
   CUDA_VISIBLE_DEVICES=$1 timeout $(left) python benchmarks/probe_even_pixels_completion.py ${w[*]} \
     -n 200 --missing 1 4 --device cuda
   for r in ${w[*]}; do  # where the last patch is lost: the count read, or the draw (thirty-third session's probe)
-    CUDA_VISIBLE_DEVICES=$1 timeout $(left) python benchmarks/probe_completion_origin.py $r -n 200 --device cuda
+    CUDA_VISIBLE_DEVICES=$1 timeout $(left) python benchmarks/probe_completion_origin.py $r -n 200 --trajectory --device cuda
   done
   deal_each race_job ${#JUDGE_JOBS[@]} "$@"
 }
