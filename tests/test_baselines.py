@@ -772,3 +772,53 @@ def test_cuda_graph_check_fails_a_replay_that_ignores_its_new_batch(monkeypatch:
     with pytest.raises(SystemExit) as failed:
         mod.main()
     assert "differs by" in str(failed.value.code) and "without --cuda-graph" in str(failed.value.code)
+
+
+def test_context_draw_toy_holds_its_clean_rest_and_pools_only_over_it() -> None:
+    """benchmarks/probe_context_draw.py: its images hold exactly half their pixels of colour A and one aligned noisy
+    4 x 4 patch whose count is k; its sampler, given the velocity of the straight path to the image, lands on it at
+    eta 0 and 1 and never moves the clean rest; `told` reads k and `ctx` does not; the `ctx+mean` block pools its
+    features over the clean pixels only; the trajectory reads the first step at or below each level."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "probe_context_draw.py"
+    spec = importlib.util.spec_from_file_location("probe_context_draw", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    gen = torch.Generator().manual_seed(0)
+    x, mask, k = mod.draw_images(64, 8, gen)
+    assert ((x > 0).sum((1, 2, 3)) == 32).all() and (mask.sum((1, 2, 3)) == 16).all()
+    tiles = mask.view(64, 2, 4, 2, 4).sum((2, 4))  # the mask is one whole 4 x 4 tile of the 2 x 2 grid
+    assert ((tiles == 16).sum((1, 2)) == 1).all() and ((tiles == 0).sum((1, 2)) == 3).all()
+    assert torch.equal(k, ((x > 0).float() * mask).sum((1, 2, 3))) and len(k.unique()) > 3
+
+    held = []
+
+    class Known(torch.nn.Module):  # u = eps - x on the straight path to ``x`` in the patch, garbage outside it
+        def forward(self, z, m, t, kk):
+            held.append(torch.equal(z[m == 0], x[m == 0]))  # the clean rest as given, at every step
+            tt = t[:, None, None, None].clamp_min(1e-6)
+            return (z - (1 - tt) * x) / tt - x + 5.0 * (1 - m)
+
+    for eta in (0.0, 1.0):
+        z, counts, levels = mod.sample(Known(), x, mask, k, 20, eta, torch.Generator().manual_seed(1))
+        assert torch.allclose(z, x, atol=1e-4) and torch.equal(z[mask == 0], x[mask == 0]) and all(held)
+        assert torch.allclose(counts[-1], k, atol=1e-3) and levels[0] == 1.0 and len(levels) == 20
+    told, ctx = mod.Denoiser("told", 8), mod.Denoiser("ctx", 8)
+    t = torch.rand(64, generator=gen)
+    assert not torch.equal(told(x, mask, t, k), told(x, mask, t, k + 1))
+    assert torch.equal(ctx(x, mask, t, k), ctx(x, mask, t, k + 1))
+    block = mod.Block(4, True)
+    seen = []
+    block.mean.register_forward_hook(lambda m, inp, out: seen.append(inp[0]))
+    h = torch.randn(3, 4, 8, 8, generator=gen)
+    clean = 1.0 - mask[:3]
+    block(h, clean)
+    r = block.conv1(torch.nn.functional.silu(h))
+    want = torch.stack([r[i][:, clean[i, 0] > 0].mean(1) for i in range(3)])
+    assert torch.allclose(seen[0], want, atol=1e-5)
+    counts = [torch.full((2,), c) for c in (5.0, 6.2, 7.0, 7.4)]
+    line = mod.trajectory(counts, [1.0, 0.8, 0.5, 0.2], torch.tensor([7.0, 7.0]))
+    assert line == "t 1.0: 0.000, t 0.75: 1.000, t 0.5: 1.000, t 0.25: 1.000"
