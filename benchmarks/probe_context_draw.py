@@ -142,6 +142,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--variants", nargs="+", default=["told", "ctx", "ctx+mean"], choices=["told", "ctx", "ctx+mean"])
     args = ap.parse_args()
+    if args.steps < 40:  # the one-cycle schedule needs a warm-up of at least two steps
+        raise SystemExit("--steps: at least 40")
     if args.side % PATCH or args.side < 2 * PATCH:
         raise SystemExit(f"--side {args.side}: a multiple of {PATCH}, at least {2 * PATCH}")
     x, mask, k = draw_images(2048, args.side, torch.Generator().manual_seed(10_000 + args.seed))

@@ -160,6 +160,8 @@ def main() -> None:
                     help="also sample each denoiser told k plus Gaussian noise of these sds (pixels), drawn once a "
                          "sample and afresh every step")
     args = ap.parse_args()
+    if args.steps < 40 or 0 < args.finetune < 40:  # the one-cycle schedule needs a warm-up of at least two steps
+        raise SystemExit("--steps and --finetune: at least 40 steps each")
 
     def report(name: str, model: nn.Module, steps: str, t0: float) -> None:
         k = torch.arange(2048) % (PIX + 1)
