@@ -26,6 +26,8 @@ import time
 import torch
 import torch.nn as nn
 
+from probe_patch_draw import common_args, fit, srm_step  # run as a script: benchmarks/ is on the path
+
 PATCH = 4
 TRACK_T = (1.0, 0.75, 0.5, 0.25)
 
@@ -81,20 +83,17 @@ class Denoiser(nn.Module):
 
 
 def train(model: Denoiser, steps: int, batch: int, side: int, lr: float, gen: torch.Generator) -> None:
-    opt = torch.optim.AdamW(model.parameters(), lr=lr)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.05)
-    for _ in range(steps):
+    """``fit`` on batches of images with one noisy patch at t ~ U(0, 1), the patch's velocity the target."""
+    def batch_loss() -> torch.Tensor:
         x, mask, k = draw_images(batch, side, gen)
         t = torch.rand(batch, generator=gen)
         eps = torch.randn(x.shape, generator=gen)
         tm = t[:, None, None, None] * mask
         z = (1 - tm) * x + tm * eps
         err = (model(z, mask, t, k) - (eps - x)) ** 2
-        loss = (err * mask).sum() / mask.sum()  # the velocity of the noisy patch only
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        sched.step()
+        return (err * mask).sum() / mask.sum()  # the velocity of the noisy patch only
+
+    fit(model, steps, lr, batch_loss)
 
 
 @torch.no_grad()
@@ -113,12 +112,7 @@ def sample(model: Denoiser, x: torch.Tensor, mask: torch.Tensor, k: torch.Tensor
         if s == 0:
             z = torch.where(mask > 0, x0, x)
             break
-        r = ((1 - t) * s) / ((1 - s) * t)
-        small = eta * s * (1 - r * r).clamp_min(0).sqrt()
-        step = (1 - s) * x0 + (s * s - small * small).clamp_min(0).sqrt() * eps
-        if eta > 0:
-            step = step + small * torch.randn(z.shape, generator=gen)
-        z = torch.where(mask > 0, step, x)
+        z = torch.where(mask > 0, srm_step(x0, eps, t, s, eta, gen), x)
     return z, counts, levels
 
 
@@ -134,12 +128,7 @@ def trajectory(counts: list[torch.Tensor], levels: list[float], k: torch.Tensor)
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--side", type=int, default=8, help="image side, a multiple of 4")
-    ap.add_argument("--steps", type=int, default=3000)
-    ap.add_argument("--batch", type=int, default=256)
-    ap.add_argument("--width", type=int, default=64)
-    ap.add_argument("--lr", type=float, default=2e-3)
-    ap.add_argument("--nfe", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=0)
+    common_args(ap)
     ap.add_argument("--variants", nargs="+", default=["told", "ctx", "ctx+mean"], choices=["told", "ctx", "ctx+mean"])
     args = ap.parse_args()
     if args.steps < 40:  # the one-cycle schedule needs a warm-up of at least two steps

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 
 import torch
 import torch.nn as nn
@@ -100,22 +101,53 @@ def continued(base: nn.Module, variant: str, width: int) -> nn.Module:
     return arm
 
 
-def train(model: nn.Module, steps: int, batch: int, lr: float, gen: torch.Generator, *, anneal: bool = False) -> None:
-    """AdamW over ``steps``: one-cycle (5% warm-up, cosine down); ``anneal``: 5% warm-up, then linear to 0."""
+def fit(model: nn.Module, steps: int, lr: float, batch_loss: Callable[[], torch.Tensor], *,
+        anneal: bool = False) -> None:
+    """AdamW over ``steps`` of ``batch_loss()``: one-cycle (5% warm-up, cosine down); ``anneal``: 5% warm-up, then
+    linear to 0."""
     opt = torch.optim.AdamW(model.parameters(), lr=lr)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.05,
                                                 anneal_strategy="linear" if anneal else "cos")
     for _ in range(steps):
+        loss = batch_loss()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        sched.step()
+
+
+def train(model: nn.Module, steps: int, batch: int, lr: float, gen: torch.Generator, *, anneal: bool = False) -> None:
+    """``fit`` on batches of patches with k uniform in 0..16, t ~ U(0, 1), the velocity target."""
+    def batch_loss() -> torch.Tensor:
         k = torch.randint(0, PIX + 1, (batch,), generator=gen)
         x = draw_patches(k, gen)
         t = torch.rand(batch, generator=gen)
         eps = torch.randn(x.shape, generator=gen)
         z = (1 - t)[:, None, None, None] * x + t[:, None, None, None] * eps
-        loss = ((model(z, t, k.float()) - (eps - x)) ** 2).mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        sched.step()
+        return ((model(z, t, k.float()) - (eps - x)) ** 2).mean()
+
+    fit(model, steps, lr, batch_loss, anneal=anneal)
+
+
+def srm_step(x0: torch.Tensor, eps: torch.Tensor, t: torch.Tensor, s: torch.Tensor, eta: float,
+             gen: torch.Generator) -> torch.Tensor:
+    """The SRM sampler's step from t to s > 0 (a = 1 - t, b = t), noise sigma_small at eta."""
+    r = ((1 - t) * s) / ((1 - s) * t)
+    small = eta * s * (1 - r * r).clamp_min(0).sqrt()
+    z = (1 - s) * x0 + (s * s - small * small).clamp_min(0).sqrt() * eps
+    if eta > 0:
+        z = z + small * torch.randn(z.shape, generator=gen)
+    return z
+
+
+def common_args(ap: argparse.ArgumentParser) -> None:
+    """The toys' shared options."""
+    ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--width", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--nfe", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
 
 
 @torch.no_grad()
@@ -137,22 +169,13 @@ def sample(model: nn.Module, k: torch.Tensor, nfe: int, eta: float, gen: torch.G
         if s == 0:
             z = x0
             break
-        r = ((1 - t) * s) / ((1 - s) * t)
-        small = eta * s * (1 - r * r).clamp_min(0).sqrt()
-        z = (1 - s) * x0 + (s * s - small * small).clamp_min(0).sqrt() * eps
-        if eta > 0:
-            z = z + small * torch.randn(z.shape, generator=gen)
+        z = srm_step(x0, eps, t, s, eta, gen)
     return z
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--steps", type=int, default=3000)
-    ap.add_argument("--batch", type=int, default=256)
-    ap.add_argument("--width", type=int, default=64)
-    ap.add_argument("--lr", type=float, default=2e-3)
-    ap.add_argument("--nfe", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=0)
+    common_args(ap)
     ap.add_argument("--variants", nargs="+", default=["conv", "conv+sum", "mlp"], choices=["conv", "conv+sum", "mlp"])
     ap.add_argument("--finetune", type=int, default=0, metavar="N",
                     help="train conv --steps, then continue it N annealed steps without and with a zero pooling")

@@ -774,7 +774,7 @@ def test_cuda_graph_check_fails_a_replay_that_ignores_its_new_batch(monkeypatch:
     assert "differs by" in str(failed.value.code) and "without --cuda-graph" in str(failed.value.code)
 
 
-def test_context_draw_toy_holds_its_clean_rest_and_pools_only_over_it() -> None:
+def test_context_draw_toy_holds_its_clean_rest_and_pools_only_over_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """benchmarks/probe_context_draw.py: its images hold exactly half their pixels of colour A and one aligned noisy
     4 x 4 patch whose count is k; its sampler, given the velocity of the straight path to the image, lands on it at
     eta 0 and 1 and never moves the clean rest; `told` reads k and `ctx` does not; the `ctx+mean` block pools its
@@ -783,6 +783,7 @@ def test_context_draw_toy_holds_its_clean_rest_and_pools_only_over_it() -> None:
     from pathlib import Path
 
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "probe_context_draw.py"
+    monkeypatch.syspath_prepend(str(path.parent))  # it imports the patch toy's trainer and step, as a script does
     spec = importlib.util.spec_from_file_location("probe_context_draw", path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
