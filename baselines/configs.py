@@ -44,8 +44,9 @@ class UNetConfig:
     context_squash: bool = False
     # A pooling over each patch (ours): in every residual block at a resolution where a patch spans more than
     # one pixel, a zero-initialised 1 x 1 map of the features' mean over each patch, added after the second
-    # GroupNorm. Convolutions read a patch's own running colour count only roughly, and drawing a patch with an
-    # exact count needs it (benchmarks/probe_patch_draw.py). Written into the config only when on.
+    # GroupNorm. In a toy it makes a denoiser learn to draw a patch with an exact colour count faster
+    # (benchmarks/probe_patch_draw.py); added to the shipped Even Pixels SRM it did not move its samples
+    # (lease 2026-11-29e). Written into the config only when on.
     patch_pool: bool = False
     # Pixel-unshuffle factor of the input (ours; 1 = the paper's UNet): the network runs at
     # image_size / stem on stem^2 times the channels and pixel-shuffles its output back, so a

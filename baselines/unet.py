@@ -17,8 +17,8 @@ at initialisation the network computes what the plain UNet computes.
 
 With ``patch_pool`` (ours) every residual block at a resolution where a patch spans more than one pixel
 adds, after its second GroupNorm, a zero-initialised 1 x 1 map of its features' mean over each patch:
-the patch's own running content, which convolutions read only roughly and which drawing a patch with an
-exact colour count needs (benchmarks/probe_patch_draw.py).
+the patch's own running content, which made a toy denoiser learn an exact colour count faster
+(benchmarks/probe_patch_draw.py; on the Even Pixels SRM it did not help, lease 2026-11-29e).
 
 With ``stem > 1`` (ours) the input is pixel-unshuffled by ``stem`` before the first convolution
 and the output pixel-shuffled back: the UNet runs at 1 / stem of the image side, with ~stem^2

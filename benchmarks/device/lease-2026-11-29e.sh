@@ -1,4 +1,5 @@
-# Lease e of 2026-11-29 (planned in the thirty-third session; not run yet): a pooling over each patch. The shipped Even
+# Lease e of 2026-11-29 (planned in the thirty-third session; run in the thirty-fourth: lost, level with its control,
+# docs/even-pixels-baselines.md "Thirtieth lease"): a pooling over each patch. The shipped Even
 # Pixels SRM (`o-g16s`) reads the colour count its last patch must take better than it draws it: its one-step estimate
 # is right for 74% of images, its draw of that patch exact for 51%, and the draw hardly depends on whether the estimate
 # was right (benchmarks/probe_completion_origin.py; docs/even-pixels-baselines.md, "Where the last patch is lost"). A
