@@ -82,6 +82,13 @@ def _progress(ctx: click.Context) -> bool:
               help="Fraction of training rows drawn as the state of parallel sampling (one level for every "
                    "patch, no clean patch) instead of Uniform t-bar; our deviation, see docs/baselines.md, "
                    "'Counting: lease t' [0: the paper's recipe].")
+@click.option("--completion-mix", type=float, default=None,
+              help="Fraction of training rows drawn as completion states instead, whatever they would have been: "
+                   "1 to --completion-max of the patches noisy, each at its own level, and every other patch clean, "
+                   "so the clean rest pins what they may hold (the last patches of a sequential sampler); our "
+                   "deviation, see docs/even-pixels-baselines.md [0: the paper's recipe].")
+@click.option("--completion-max", type=click.IntRange(min=1), default=None,
+              help="With --completion-mix: the most noisy patches in its rows, K ~ U{1 .. N} [4].")
 @click.option("--zero-patch-prob", type=float, default=None,
               help="Fraction of training rows given clean patches (a ~U(0, 1) fraction of them, weight 0) "
                    "[preset: 1 for Even Pixels and Counting, the authors' code; 0 for Sudoku]. Below 1 the "
@@ -126,7 +133,8 @@ def _progress(ctx: click.Context) -> bool:
 def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path | None, out: Path, steps: int | None,
           batch_size: int | None, lr: float | None, warmup_steps: int | None, cooldown_steps: int | None,
           sharpness: float | None, sequential_mix: float | None, sequential_overlap: float | None,
-          sequential_order: str | None, sequential_tail: float | None, parallel_mix: float | None, zero_patch_prob: float | None,
+          sequential_order: str | None, sequential_tail: float | None, parallel_mix: float | None,
+          completion_mix: float | None, completion_max: int | None, zero_patch_prob: float | None,
           tsampling: str | None, noise_path: str | None, target: str | None, ema_decay: float | None,
           ema_decay2: float | None, seed: int | None, ckpt_every: int | None, log_every: int | None,
           train_items: int | None, compile_: bool | None, cuda_graph: bool | None, compile_cache: Path | None,
@@ -154,7 +162,8 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
                          log_every=log_every, train_items=train_items, compile=compile_, cuda_graph=cuda_graph, bf16=bf16, noise_path=noise_path, target=target)
     for name, value in (("sharpness", sharpness), ("kind", tsampling), ("sequential_mix", sequential_mix),
                         ("sequential_overlap", sequential_overlap), ("sequential_order", sequential_order),
-                        ("sequential_tail", sequential_tail), ("parallel_mix", parallel_mix), ("zero_patch_prob", zero_patch_prob)):
+                        ("sequential_tail", sequential_tail), ("parallel_mix", parallel_mix), ("completion_mix", completion_mix),
+                        ("completion_max", completion_max), ("zero_patch_prob", zero_patch_prob)):
         if value is None:
             continue
         if baseline != "srm":

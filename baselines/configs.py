@@ -196,6 +196,12 @@ class TSamplingConfig:
     # zero-patch rule skips them), so the SRM also learns to denoise without clean context; 0 is
     # the paper's recipe.
     parallel_mix: float = 0.0
+    # Our deviation (docs/even-pixels-baselines.md, "Where in the draw the count goes"): the fraction of rows drawn
+    # as completion states instead, whatever they would have been otherwise: K ~ U{1 .. completion_max} of the
+    # open patches noisy, each at its own t ~ U(0, 1) (weight 1), and every other patch clean (weight 0), so that
+    # the noisy patches' content is pinned by the clean rest, as for the last patches of a sequential sampler.
+    completion_mix: float = 0.0
+    completion_max: int = 4
 
     def validate(self) -> None:
         if self.kind not in KINDS:
@@ -226,6 +232,17 @@ class TSamplingConfig:
             raise SrmBenchError("parallel_mix applies to per-patch levels; the DDPM's rows are all of that kind already")
         if self.parallel_mix > 0 and self.sequential_mix > 0:
             raise SrmBenchError("use parallel_mix or sequential_mix, not both (each replaces a share of the rows)")
+        if not 0 <= self.completion_mix <= 1:
+            raise SrmBenchError(f"completion_mix must lie in [0, 1] (got {self.completion_mix})")
+        if self.completion_mix > 0 and self.kind == "shared":
+            raise SrmBenchError("completion_mix applies to per-patch levels, not to the shared level of the DDPM")
+        if self.completion_mix > 0 and self.parallel_mix > 0:
+            raise SrmBenchError("use parallel_mix or completion_mix, not both (a completion row is mostly clean, a "
+                                "parallel one has no clean patch)")
+        if isinstance(self.completion_max, bool) or not isinstance(self.completion_max, int) or self.completion_max < 1:
+            raise SrmBenchError(f"completion_max must be a whole number >= 1 (got {self.completion_max!r})")
+        if self.completion_max != 4 and self.completion_mix == 0:
+            raise SrmBenchError("completion_max sizes the rows of completion_mix; set completion_mix too")
 
     def to_dict(self) -> dict:
         return asdict(self)

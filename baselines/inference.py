@@ -337,8 +337,10 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
                      # schedule_steps; a checkpoint before that was cut partway through it)
                      "schedule_steps": cfg.steps, "cooldown_steps": cfg.cooldown_steps, "ema_decay": cfg.ema_decay,
                      # our row-mix deviations, only where a run used them
-                     **{k: cfg.tsampling[k] for k in ("sequential_mix", "sequential_overlap", "parallel_mix")
-                        if cfg.tsampling.get(k)},
+                     **{k: cfg.tsampling[k] for k in ("sequential_mix", "sequential_overlap", "parallel_mix",
+                                                      "completion_mix") if cfg.tsampling.get(k)},
+                     **({"completion_max": cfg.tsampling.get("completion_max", 4)}
+                        if cfg.tsampling.get("completion_mix") else {}),
                      **({"sequential_order": cfg.tsampling["sequential_order"]}
                         if cfg.tsampling.get("sequential_order", "random") != "random" else {}),
                      **({"sequential_tail": cfg.tsampling["sequential_tail"]}

@@ -32,6 +32,15 @@ the state of parallel sampling: one level t ~ U(0, 1) for every open patch, weig
 DDPM's shared level), and no clean patch (the zero-patch rule skips these rows). With the
 authors' zero-patch rule almost every training row has clean patches, while parallel sampling
 and the start of every sequential sampler have none.
+
+``completion_mix`` (our deviation, 0 in the paper's recipe) replaces that fraction of the rows,
+whatever the other options made them, by completion states: K ~ U{1 .. completion_max} of the
+open patches noisy, each at its own t ~ U(0, 1] with weight 1, every other patch clean (weight 0;
+the zero-patch rule skips these rows). The clean rest then pins what the noisy patches may hold,
+as it does for the last patches of a sequential sampler. Otherwise such rows come only from the
+zero-patch rule's near-complete rows and the sequential mix's last steps: 12% of the rows of Even
+Pixels' recipe hold 1-4 noisy patches (6% one above t = 0.5), 34% (24%) with a share of 0.25
+(docs/even-pixels-baselines.md, thirty-first lease).
 """
 from __future__ import annotations
 
@@ -204,6 +213,15 @@ class NoiseLevelSampler:
             parallel = rng.random(batch) < cfg.parallel_mix
             t = np.where(parallel[:, None], rng.random((batch, 1)), t)
             w = np.where(parallel[:, None], 1.0, w)  # a uniform level needs no density correction
+        if cfg.completion_mix > 0:  # after the other mixes: it replaces its share of rows, whatever they were
+            rows = rng.random(batch) < cfg.completion_mix
+            open_ = np.ones_like(t, dtype=bool) if known is None else ~known
+            k = np.minimum(1 + np.floor(rng.random(batch) * cfg.completion_max), open_.sum(1))
+            rank = np.argsort(np.argsort(np.where(open_, rng.random(t.shape), 2.0), axis=1), axis=1)
+            noisy = rank < k[:, None]  # K of the open patches at random (the closed ones rank last)
+            t = np.where(rows[:, None], np.where(noisy, 1.0 - rng.random(t.shape), 0.0), t)  # levels in (0, 1]
+            w = np.where(rows[:, None], noisy.astype(np.float64), w)
+            parallel = parallel | rows  # the zero-patch rule leaves them as drawn
         if cfg.zero_patch_prob > 0:
             hit = (rng.random(batch) < cfg.zero_patch_prob) & ~parallel
             frac = rng.random(batch) * cfg.zero_patch_max_frac
@@ -328,6 +346,19 @@ class DeviceLevelSampler:
             parallel = torch.rand(batch, device=self.device) < cfg.parallel_mix
             t = torch.where(parallel[:, None], torch.rand(batch, 1, device=self.device), t)
             w = w.masked_fill(parallel[:, None], 1.0)  # a uniform level needs no density correction
+        if cfg.completion_mix > 0:  # after the other mixes: it replaces its share of rows, whatever they were
+            dev = self.device
+            rows = torch.rand(batch, device=dev) < cfg.completion_mix
+            open_ = torch.ones_like(t, dtype=torch.bool) if known is None else ~known
+            k = torch.minimum(1 + torch.floor(torch.rand(batch, device=dev) * cfg.completion_max).long(), open_.sum(1))
+            rank = torch.rand(t.shape, device=dev).masked_fill(~open_, 2.0).argsort(1).argsort(1)
+            noisy = rank < k[:, None]  # K of the open patches at random (the closed ones rank last)
+            tc = torch.where(noisy, 1.0 - torch.rand(t.shape, device=dev), 0.0)  # levels in (0, 1]
+            t = torch.where(rows[:, None], tc.to(t.dtype), t)
+            w = torch.where(rows[:, None], noisy.to(w.dtype), w)
+            parallel = parallel | rows  # the zero-patch rule leaves them as drawn
+            if self.last_mix_rows is not None:
+                self.last_mix_rows = self.last_mix_rows & ~rows  # no longer sequential states
         if cfg.zero_patch_prob > 0:
             dev, p = self.device, self.num_patches
             hit = (torch.rand(batch, device=dev) < cfg.zero_patch_prob) & ~parallel

@@ -224,7 +224,7 @@ def diagnosis(res: Mapping[str, Any], frame: pd.DataFrame | None) -> str:
 
 def _tsampling(training: Mapping[str, Any]) -> Any:
     """The training levels' rule, naming our deviations from the paper where a run had them: a
-    share of sampler-shaped rows (``--sequential-mix``, ``--parallel-mix``) and a changed zero-patch rule
+    share of sampler-shaped rows (``--sequential-mix``, ``--parallel-mix``, ``--completion-mix``) and a changed zero-patch rule
     (``--zero-patch-prob``). Such a model is not the paper's Uniform t-bar."""
     rule = _scalar(training.get("tsampling"))
     if not isinstance(rule, str):
@@ -241,6 +241,11 @@ def _tsampling(training: Mapping[str, Any]) -> Any:
             said += [f"last {tail:g} of the run"] if isinstance(tail, (int, float)) and not isinstance(tail, bool) and tail < 1 else []
             if said:
                 rule = f"{rule} ({', '.join(said)})"
+    mix = training.get("completion_mix")
+    if isinstance(mix, (int, float)) and not isinstance(mix, bool) and mix > 0:
+        most = training.get("completion_max")
+        most = most if isinstance(most, int) and not isinstance(most, bool) else 4
+        rule = f"{rule} + {mix:g} completion (1-{most} noisy patches)" if most > 1 else f"{rule} + {mix:g} completion (1 noisy patch)"
     zero = training.get("zero_patch_prob")
     if isinstance(zero, (int, float)) and not isinstance(zero, bool):
         rule = f"{rule}, zero patches in {zero:g} of rows"

@@ -181,6 +181,86 @@ def test_parallel_mix_draws_the_state_of_parallel_sampling(side: str) -> None:
     assert np.all(t[shared] > 0) and (t[~shared] == 0).any(1).mean() > 0.9
 
 
+@pytest.mark.parametrize("side", ["numpy", "torch"])
+def test_completion_mix_draws_a_few_noisy_patches_on_a_clean_rest(side: str) -> None:
+    """--completion-mix: 1 to completion_max open patches noisy, each at its own level in (0, 1] with weight 1,
+    every other patch clean with weight 0; the zero-patch rule leaves those rows alone, and the share replaces
+    rows whatever the other mixes made them."""
+    known = np.random.default_rng(4).random((4000, 64)) < 0.2
+    known[0] = True  # a row with nothing open: no noisy patch to give it
+    known[1] = True
+    known[1, 5] = False  # one open patch: K is capped at 1
+    t, w = draw_levels(side, TSamplingConfig(completion_mix=1.0, zero_patch_prob=1.0), known, 5)
+    noisy = t > 0
+    assert np.all(~noisy[known]) and np.all(w[known] == 0)
+    assert np.all((w == 1) == noisy) and np.all(w[~noisy] == 0) and np.all(t <= 1)  # clean: nothing to learn
+    k = noisy.sum(1)
+    assert k[0] == 0 and k[1] == 1 and noisy[1, 5]
+    counts = np.bincount(k[2:], minlength=6)
+    assert counts[0] == 0 and counts[5] == 0  # the zero-patch rule took none away; none above completion_max
+    assert np.all(np.abs(counts[1:5] / counts[1:5].sum() - 0.25) < 0.03)  # K ~ U{1 .. 4}
+    assert abs(t[noisy].mean() - 0.5) < 0.02 and t[noisy].min() < 0.01 and t[noisy].max() > 0.99  # t ~ U(0, 1]
+    cols = noisy[2:].sum(0) / (~known[2:]).sum(0)  # which patches: any open one, alike
+    assert cols.max() - cols.min() < 0.03
+    t1, _ = draw_levels(side, TSamplingConfig(completion_mix=1.0, completion_max=1), known, 5)
+    assert np.all((t1 > 0).sum(1)[1:] == 1)
+    # a quarter of the rows, beside the overlap mix on half: completion rows in about a quarter, the rest as before
+    none = np.zeros((8000, 64), dtype=bool)
+    mix = TSamplingConfig(sequential_mix=0.5, sequential_overlap=0.95, zero_patch_prob=1.0)
+    t0, _ = draw_levels(side, mix, none, 6)
+    tc, _ = draw_levels(side, TSamplingConfig(**{**mix.to_dict(), "completion_mix": 0.25}), none, 6)
+    few = ((tc > 0).sum(1) <= 4) & ((tc > 0).sum(1) >= 1)
+    base_few = ((t0 > 0).sum(1) <= 4) & ((t0 > 0).sum(1) >= 1)
+    assert 0.22 < few.mean() - base_few.mean() < 0.28
+    assert np.array_equal(draw_levels(side, TSamplingConfig(**{**mix.to_dict(), "completion_max": 4}), none, 6)[0], t0)
+    for bad, match in (({"completion_mix": 1.5}, "completion_mix must lie in"),
+                       ({"completion_mix": 0.5, "completion_max": 0}, "completion_max must be a whole number"),
+                       ({"completion_max": 2}, "set completion_mix too"),
+                       ({"completion_mix": 0.5, "kind": "shared"}, "not to the shared level"),
+                       ({"completion_mix": 0.5, "parallel_mix": 0.5}, "parallel_mix or completion_mix")):
+        with pytest.raises(SrmBenchError, match=match):
+            TSamplingConfig(**bad).validate()
+
+
+def test_training_rows_probe_counts_the_rows_with_a_few_noisy_patches(capsys: pytest.CaptureFixture[str]) -> None:
+    """benchmarks/probe_training_rows.py: the share of rows with 1..K noisy patches, of those with one above 0.5,
+    and their levels; the completion mix's share shows in it; a bad --set is one line and exit 1."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "probe_training_rows.py"
+    spec = importlib.util.spec_from_file_location("probe_training_rows", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    t = np.zeros((4, 6))
+    t[0, 0] = 0.9  # one noisy patch, above 0.5
+    t[1, :2] = 0.2  # two, low
+    t[2, :5] = 0.7  # five
+    (k1, s1, h1, q1), (k2, s2, h2, q2) = mod.row_states(t, 2)  # row 3: none noisy
+    assert (k1, s1, h1) == (1, 0.25, 0.25) and np.allclose(q1, 0.9)
+    assert (k2, s2, h2) == (2, 0.5, 0.25) and np.allclose(q2, [0.2, 0.2, 0.55])
+    assert mod.main(["-n", "20000", "--most", "1", "--set", "completion_mix=1", "--set", "completion_max=1"]) == 0
+    line = capsys.readouterr().out.splitlines()[1]
+    assert line.startswith("  1-1 noisy patches: 1.000 of rows")  # every row a one-patch completion state
+    assert mod.main(["--set", "completion_mix"]) == 1 and "FIELD=VALUE" in capsys.readouterr().err
+    assert mod.main(["--set", "completion_max=2"]) == 1 and "set completion_mix too" in capsys.readouterr().err
+
+
+def test_completion_rows_are_not_ranked_as_sequential_states() -> None:
+    """With --sequential-order predicted, the rows the completion mix took over are not the sequential mix's any more."""
+    from srm_bench.baselines.tsampling import DeviceLevelSampler
+
+    torch.manual_seed(2)
+    s = DeviceLevelSampler(TSamplingConfig(sequential_mix=1.0, sequential_overlap=0.95, sequential_order="predicted",
+                                           completion_mix=0.5), 64, "cpu", estimate_draws=20_000)
+    t, _ = s.sample(2000)
+    rows = s.last_mix_rows
+    assert rows is not None and 0.45 < rows.float().mean() < 0.55
+    assert bool(((t[~rows] > 0).sum(1) <= 4).all())  # the others: completion states
+    assert float(((t[rows] > 0).sum(1) <= 4).float().mean()) < 0.2
+
+
 def test_rerank_levels_hands_a_rows_levels_to_its_patches_in_the_order_of_the_scores() -> None:
     from srm_bench.baselines.tsampling import rerank_levels
 

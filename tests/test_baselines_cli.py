@@ -169,6 +169,31 @@ def test_predicted_order_mix_trains_and_is_named_in_the_samples_and_the_leaderbo
     assert _tsampling(training) == "uniform_tbar + 1 sequential (overlap 0.9, predicted order)"
 
 
+def test_completion_mix_trains_and_is_named_in_the_samples_and_the_leaderboard(tmp_path, capsys) -> None:
+    run = tmp_path / "run"
+    code, err = run_cli(["-q", "train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o", str(run),
+                         "--steps", "2", "--batch-size", "2", "--completion-max", "2", "--device", "cpu"], capsys)
+    assert code == 1 and "completion_max sizes the rows of completion_mix" in err and not run.exists()
+    code, _ = run_cli(["-q", "train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o", str(run),
+                       "--steps", "2", "--batch-size", "2", "--sequential-mix", "0.5", "--completion-mix", "0.25",
+                       "--completion-max", "2", "--device", "cpu"], capsys)
+    assert code == 0
+    from srm_bench.baselines.train import load_checkpoint
+    from srm_bench.leaderboard.store import _tsampling
+    from srm_bench.registry import get_task
+    from srm_bench.samples import read_samples
+
+    ts = load_checkpoint(run / "last.pt")["config"]["tsampling"]
+    assert ts["completion_mix"] == 0.25 and ts["completion_max"] == 2
+    out = tmp_path / "s.h5"
+    code, _ = run_cli(["-q", "sample", str(run / "weights.safetensors"), "--sampler", "parallel", "--steps", "4",
+                       "--split", "hard", "-n", "1", "--device", "cpu", "-o", str(out)], capsys)
+    assert code == 0
+    training = read_samples(out, lambda attrs: get_task(attrs["task"])).attrs["model"]["training"]
+    assert training["completion_mix"] == 0.25 and training["completion_max"] == 2
+    assert _tsampling(training) == "uniform_tbar + 0.5 sequential + 0.25 completion (1-2 noisy patches)"
+
+
 def test_sequential_mix_trains_continues_and_is_named_in_the_samples(tmp_path, capsys) -> None:
     run = tmp_path / "run"
     code, _ = run_cli(["-q", "train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o", str(run),

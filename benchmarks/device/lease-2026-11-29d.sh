@@ -1,4 +1,7 @@
-# Lease d of 2026-11-29 (planned in the thirty-third session; not run yet): capacity under the mix, at 61.4M images.
+# Lease d of 2026-11-29 (planned in the thirty-third session): capacity under the mix, at 61.4M images. Trained in the
+# thirty-fifth session (lease 2026-11-29g, three calls): both arms at step 34,000, in campaign commit e2714ac; not
+# judged yet. To judge: `campaign.sh restore o-epm o-g16m` (runs/ holding exactly these two), the weights set aside as
+# below, then `go` once (the arms are skipped as reached; ~5 minutes of judging on a fresh host).
 # Six changes to the shipped Even Pixels SRM (`o-g16s`: `unet-s-g16-gc`, 3.3M parameters, 204.8M images, then 4,000
 # annealed steps with half the rows on overlap-0.95 states) have ended level with it: annealed again (`o-g16h`), the
 # mix's tail (`o-g16t`), a squashed context (`o-g16q`), a patch pooling (`o-g16k`, lease 2026-11-29e), the EMA 0.9999,
