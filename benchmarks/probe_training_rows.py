@@ -32,9 +32,10 @@ def parse_sets(items: list[str], fields: dict) -> dict:
             raise SrmBenchError(f"--set takes FIELD=VALUE with FIELD one of {', '.join(fields)} (got {item!r})")
         kind = type(fields[key])
         try:
-            out[key] = value if kind is str else kind(float(value)) if kind is int else kind(value)
+            out[key] = value if kind is str else kind(value)
         except ValueError:
-            raise SrmBenchError(f"--set {key}: {value!r} is not a {kind.__name__}") from None
+            what = {int: "a whole number", float: "a number"}.get(kind, kind.__name__)
+            raise SrmBenchError(f"--set {key} takes {what} (got {value!r})") from None
     return out
 
 
