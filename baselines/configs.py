@@ -198,7 +198,7 @@ class TSamplingConfig:
     parallel_mix: float = 0.0
     # Our deviation (docs/even-pixels-baselines.md, "Where in the draw the count goes"): the fraction of rows drawn
     # as completion states instead, whatever they would have been otherwise: K ~ U{1 .. completion_max} of the
-    # open patches noisy, each at its own t ~ U(0, 1) (weight 1), and every other patch clean (weight 0), so that
+    # open patches noisy, each at its own t ~ U(0, 1] (weight 1), and every other patch clean (weight 0), so that
     # the noisy patches' content is pinned by the clean rest, as for the last patches of a sequential sampler.
     completion_mix: float = 0.0
     completion_max: int = 4

@@ -254,6 +254,7 @@ def test_t_sampling_layout_takes_our_ablation(tmp_path):
     ({"sequential_mix": 0.5, "sequential_overlap": 0.95, "sequential_tail": 0.25},
      "uniform_tbar + 0.5 sequential (overlap 0.95, last 0.25 of the run)", {}),
     ({"parallel_mix": 0.25}, "uniform_tbar + 0.25 parallel", {"parallel_mix": 0.0}),
+    ({"completion_mix": 0.5, "completion_max": 1}, "uniform_tbar + 0.5 completion (1 noisy patch)", {"completion_mix": 0.0}),
     ({"zero_patch_prob": 0.5}, "uniform_tbar, zero patches in 0.5 of rows", {}),
 ])
 def test_a_model_trained_with_our_deviation_is_named_and_not_the_uniform_tbar_column(tmp_path, changed, name, plain):
