@@ -196,6 +196,33 @@ def test_setup_sh_sets_aside_an_earlier_lease_s_tmp(tmp_path: Path) -> None:
     assert (root / "runs/mark").exists() and len(list((root / "stale").iterdir())) == 6
 
 
+def test_lease_sh_graph_ok_checks_the_graph_once_a_host(tmp_path: Path) -> None:
+    """benchmarks/device/lease.sh's graph_ok: 1 once the CUDA-graph check passed for a preset, 0 once it failed (one
+    line), each checked only once a host; 0 without checking when too little of the call is left; the check's own
+    lines go to stderr so that GRAPH=$(graph_ok ...) reads 0 or 1 only."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "nvidia-smi").write_text("#!/bin/bash\necho 'GPU 0: stub'\n")
+    (bin_dir / "nvidia-smi").chmod(0o755)
+    count = tmp_path / "checks"
+    script = f"""
+source benchmarks/device/lease.sh
+R={tmp_path}/results
+graph_check() {{ echo "checked $3" >> {count}; echo "check output"; [ $3 = good ]; }}
+echo "good=$(graph_ok 0 even-pixels good srm 512)"
+echo "good=$(graph_ok 0 even-pixels good srm 512)"
+echo "bad=$(graph_ok 0 even-pixels bad srm 512)"
+echo "bad=$(graph_ok 0 even-pixels bad srm 512)"
+END=100 T0=$(date +%s); echo "late=$(graph_ok 0 even-pixels late srm 512)"
+"""
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-c", script], cwd=REPO, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["good=1", "good=1", "bad=0", "bad=0", "late=0"]
+    assert count.read_text().split("\n")[:-1] == ["checked good", "checked bad"]  # once a host; none when late
+    assert done.stderr.count("the graph check of bad failed") == 1 and "check output" in done.stderr
+
+
 def test_train_sh_sets_aside_a_run_folder_behind_its_init(tmp_path: Path) -> None:
     """benchmarks/device/train.sh resumes a run folder's last.pt only when it is not behind the carried INIT: a
     host lent afresh can hold an earlier lease's /tmp/runs, whose older state would otherwise be trained on in

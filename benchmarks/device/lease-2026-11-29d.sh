@@ -55,12 +55,8 @@ arm() {  # GPU NAME PRESET FROM: o-NAME from FROM (step 30,000) or its carried w
   if [ -z "$(init_of $2)" ] && [ ! -e $W/o-$2/last.pt ]; then
     [ "$(wstep $4)" = 30000 ] || { echo "o-$2: neither runs/o-$2.safetensors nor its start $4 at step 30,000"; return 1; }
   fi
-  local graph=1
-  if [ $3 = paper ] && ! reached $2 $STOP; then  # unet-s-g16-gc's graph passed on H200s since the fifteenth lease
-    [ -e $R/.failed-check-$3 ] || once check-$3 graph_check $1 even-pixels $3 srm 512 \
-      || { touch $R/.failed-check-$3; echo "o-$2: the graph check failed: trains without --cuda-graph"; }
-    [ -e $R/.done-check-$3 ] || graph=0
-  fi
+  local graph=1  # unet-s-g16-gc's graph passed on H200s since the fifteenth lease
+  [ $3 = paper ] && ! reached $2 $STOP && graph=$(graph_ok $1 even-pixels $3 srm 512)
   GRAPH=$graph PRESET=$3 ep_cont $1 $2 $4 30000 --sequential-mix 0.5 --sequential-overlap 0.95
 }
 judge() {  # GPU...: the completion probe of both arms, then JUDGE_JOBS, once both reached STOP

@@ -32,11 +32,7 @@ epl() {  # GPUS: o-epl from o-epp (or its carried weights) to STOP, under DDP wh
     [ "$(wstep $EPP)" = 30000 ] || { echo "o-epl: neither runs/o-epl.safetensors nor its start $EPP at step 30,000"; return 1; }
   fi
   local graph=1
-  if ! reached epl $STOP; then
-    [ -e $R/.failed-check-paper ] || once check-paper graph_check ${1%%,*} even-pixels paper srm 512 \
-      || { touch $R/.failed-check-paper; echo "o-epl: the graph check failed: trains without --cuda-graph"; }
-    [ -e $R/.done-check-paper ] || graph=0
-  fi
+  reached epl $STOP || graph=$(graph_ok ${1%%,*} even-pixels paper srm 512)
   GRAPH=$graph PRESET=paper LR=8e-4 COOL=10000 ep_cont $1 epl $EPP 30000
 }
 case $1 in

@@ -22,6 +22,9 @@
 #   graph_check GPU TASK PRESET BASELINE BATCH   benchmarks/check_cuda_graph.py, compiled: the captured step's
 #                gradients against the plain step's on GPU (fails above a relative difference of 0.05; a real
 #                change of batch is ~0.4); output in $L/check-PRESET-BASELINE.txt
+#   graph_ok GPU TASK PRESET BASELINE BATCH   1 if graph_check passed for PRESET on this host, else 0: checked once
+#                a host (marks $R/.done-check-PRESET, or $R/.failed-check-PRESET and one line), its lines on stderr;
+#                0 too with fewer than 150 s left to check. For GRAPH=$(graph_ok ...) before ep_cont
 #   reproduce_ep GPU  `srm-bench reproduce` of the shipped srm-even-pixels' predicted-order result (EP_RESULT,
 #                213.0M images, one H200): issue 12's "reproduces a committed result on the same device type"
 #   EP_JOBS      Even Pixels' scoring jobs (eval.sh's): Table 2's SRM rows, the reference protocol (`ref`:
@@ -62,6 +65,11 @@ graph_check() {
     --task $2 --preset $3 --baseline $4 --batch $5 --compile --max-diff 0.05 > $f 2>&1 || rc=1
   grep -v -i warn $f | tail -5
   return $rc
+}
+graph_ok() {
+  [ -e $R/.failed-check-$3 ] || once check-$3 graph_check "$@" >&2 \
+    || { touch $R/.failed-check-$3; echo "the graph check of $3 failed: it trains without --cuda-graph" >&2; }
+  [ -e $R/.done-check-$3 ] && echo 1 || echo 0
 }
 deal() {
   local fn=$1 count=$2 i j rc=0 pids=(); shift 2
