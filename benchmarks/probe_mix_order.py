@@ -3,8 +3,9 @@
 The predicted-order mix hands a mix row's noisy levels to its patches in the order of the
 uncertainty the EMA network predicts for them at pure noise (baselines/train.py, BatchMaker). That
 order only matters if the network's uncertainty there tells patches apart for a reason other than
-the noise drawn. This probe draws mix rows (every row a mix row, the zero-patch rule off) of the
-Even Pixels stream through the real BatchMaker with the trained network as its ranker and prints:
+the noise drawn. This probe draws mix rows (every row a mix row; the zero-patch rule and any completion
+mix the weights trained with off) of the Even Pixels stream through the real BatchMaker with the
+trained network as its ranker and prints:
   - spread: the mean over rows of the standard deviation of the log-variance over a row's noisy
     patches (in units of the log-variance; 0 would make every order a tie);
   - consistency: the mean Spearman correlation, over a row's noisy patches, of the log-variances
@@ -63,7 +64,8 @@ def main() -> None:
     model, cfg, _ = load_denoiser(args.weights, args.device)
     if cfg.task != "even-pixels" or cfg.baseline != "srm":
         raise SystemExit(f"{args.weights}: an Even Pixels SRM is needed (got {cfg.baseline} for {cfg.task})")
-    levels = {**cfg.tsampling, "sequential_mix": 1.0, "sequential_overlap": args.overlap, "zero_patch_prob": 0.0}
+    levels = {**cfg.tsampling, "sequential_mix": 1.0, "sequential_overlap": args.overlap, "zero_patch_prob": 0.0,
+              "completion_mix": 0.0}
     plain = with_overrides(cfg, tsampling={**levels, "sequential_order": "random"})
     pred = with_overrides(cfg, tsampling={**levels, "sequential_order": "predicted"})
     read = []
