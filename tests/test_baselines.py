@@ -903,3 +903,39 @@ def test_context_draw_toy_holds_its_clean_rest_and_pools_only_over_it(monkeypatc
     counts = [torch.full((2,), c) for c in (5.0, 6.2, 7.0, 7.4)]
     line = mod.trajectory(counts, [1.0, 0.8, 0.5, 0.2], torch.tensor([7.0, 7.0]))
     assert line == "t 1.0: 0.000, t 0.75: 1.000, t 0.5: 1.000, t 0.25: 1.000"
+
+
+def test_sampler_order_probe_reads_start_steps_and_the_shape_of_an_order() -> None:
+    """benchmarks/probe_sampler_order.py: a patch starts at the first step whose new level is below 1; its report
+    reads a fixed (raster) order as fully consistent between samples with its last four patches touching, a
+    per-sample random order as inconsistent, and a centre-first order as starting the border ring last."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "probe_sampler_order.py"
+    spec = importlib.util.spec_from_file_location("probe_sampler_order", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    # two samples, three patches, four steps: sample 0 starts patch 2, 0, 1; sample 1 starts 1 and 2 together, then 0
+    after = [np.array([[1.0, 1.0, 0.5], [1.0, 0.5, 0.5]]), np.array([[0.6, 1.0, 0.2], [1.0, 0.2, 0.2]]),
+             np.array([[0.3, 0.7, 0.0], [0.8, 0.0, 0.0]]), np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])]
+    assert mod.start_steps(after).tolist() == [[1, 2, 0], [2, 0, 0]]
+    rank = mod.ranks_of(mod.start_steps(after), np.random.default_rng(0))
+    assert rank[0].tolist() == [1, 2, 0] and rank[1, 0] == 2 and sorted(rank[1, 1:].tolist()) == [0, 1]
+    with pytest.raises(SystemExit, match="never started"):
+        mod.start_steps([np.ones((1, 3))])
+
+    raster = mod.order_figures(np.tile(np.arange(64), (6, 1)), 8)
+    assert raster["consistency"] == pytest.approx(1.0) and raster["last4_touching"] == 1.0
+    assert raster["neighbours"] == pytest.approx(0.5, abs=0.05)  # the patches above and to the left came first
+    rng = np.random.default_rng(1)
+    shuffled = mod.order_figures(np.stack([rng.permutation(64) for _ in range(24)]), 8)
+    assert abs(shuffled["consistency"]) < 0.05 and shuffled["last4_touching"] < 0.6
+    assert shuffled["neighbours_first"] < 0.4 < 0.6 < shuffled["neighbours_second"]
+    ring = mod.ring_of(8)
+    assert ring.tolist()[:8] == [0] * 8 and ring[27] == 3 and np.bincount(ring).tolist() == [28, 20, 12, 4]
+    centre_first = np.tile(np.argsort(np.lexsort((np.arange(64), -ring))), (3, 1))
+    by_ring = mod.order_figures(centre_first, 8)["by_ring"]
+    assert by_ring == sorted(by_ring, reverse=True) and by_ring[0] > 0.7 and by_ring[-1] < 0.1
+    assert len(mod.order_report(centre_first, 8)) == 4
