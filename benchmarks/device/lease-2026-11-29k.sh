@@ -1,80 +1,95 @@
-# Lease k of 2026-11-29 (planned in the thirty-sixth session; not run yet): the completion mix's dose, then Figure 6 of
-# the Even Pixels SRM that ships.
-# Lease h (run as lease 2026-11-29i) annealed the shipped o-g16s 4,000 steps with completion states on half its rows
-# (`o-g16c`, step 108,000, campaign ef39010): random order rose (overlap 0.95: 0.393 over four seeds against o-g16s's
-# 0.317 and its control o-g16h's 0.340, p 0.005; overlap 0.9: 0.468 against 0.380), predicted order did not (0.357
-# against 0.353 / 0.347), and the last patch's draw went 0.550 -> 0.620 exact (docs/even-pixels-baselines.md,
-# "Thirty-second lease"). Its control, o-g16h (o-g16s annealed again without completion states), was level with
-# o-g16s, so a second anneal alone gives nothing; whether more completion rows give more is this lease's question:
-# o-g16d: o-g16c annealed again, exactly as o-g16c was made (4,000 steps, lr 4e-4 after the warm-up, linear to 0;
-# `--sequential-mix 1.0 --sequential-overlap 0.95 --completion-mix 0.5`; EMA 0.999), to step 112,000 (229.4M
-# images), then judged against o-g16c on the same rows: the completion and origin probes (K = 1, 200 images,
-# `--trajectory`), predicted and random order at overlap 0.95 and 0.9, seeds 0 and 1 (500 samples each, 1000 NFE,
-# eta 1; o-g16c: 0.348 / 0.368 and 0.386 / 0.384 at 0.95, 0.402 / 0.390 and 0.468 / 0.468 at 0.9).
-# What it decides: o-g16d is the one to ship instead of o-g16c if its four overlap-0.95 rows (2,000 samples) beat
-# o-g16c's 743 of 2,000 (Fisher p < 0.05); otherwise o-g16c. Either way `sweep` then scores the rows of Table 2 and
-# Figure 6 that the one to ship lacks (the reference protocol, both orders at overlap 0, 0.25, 0.5, 0.75, 0.99, and
-# parallel for o-g16d), so that benchmarks/ship_model.py can write its catalogue entry from its own results (it ships
-# only if no Table 2 row is below o-g16s's and one is above: the completion race's rule was predicted order alone,
-# which o-g16c left level, so this is a new rule, stated before its rows exist).
-# One H200: ~165 s to compile, 9.1 steps/s under the CUDA graph (~7.5 minutes of training); call 1 reaches ~110,900,
-# call 2 finishes and judges (~1 + ~4.5 minutes), call 3 sweeps (11-12 jobs, two at once, ~65 s each: ~6.5 minutes).
-# Commands (carry [".whl", "runs"]; every shipped weights file and the Counting evaluators' weights set aside, as in
-# lease d's header; runs/ holds exactly o-g16c in call 1 from `campaign.sh restore o-g16c`, then o-g16d as well):
+# Lease k of 2026-11-29 (planned in the thirty-sixth session; not run yet): the shipped Even Pixels SRM's missing rows,
+# then a race for predicted order.
+# The completion race (lease h, run as lease 2026-11-29i) annealed the 213.0M-image o-g16s 4,000 steps with completion
+# states on half its rows: o-g16c (step 108,000, 221.2M images) drew random order + overlap 0.95 at 0.393 over four
+# seeds (o-g16s 0.317, its control o-g16h 0.340) and 0.468 at overlap 0.9, predicted order at 0.357 (0.353 / 0.347):
+# random order now leads predicted order (p 0.02 at 0.95, 0.001 at 0.9), where they were level. It ships as
+# srm-even-pixels since the thirty-sixth session, from its 13 rows; the reference protocol and Figure 6's other
+# overlaps are not scored for it (docs/even-pixels-baselines.md, "Thirty-second lease").
+# 1. sweep (first call, once): those 11 rows of the shipped weights (seed 0, 500 samples, 1000 NFE, eta 1; the
+#    reference protocol at 100 NFE, eta 0), four jobs at once on a GPU, named as o-g16c's other rows; then
+#    `srm-bench reproduce` of its committed predicted-order + overlap-0.95 seed-0 result on this device type (issue 12).
+# 2. The race, from the shipped o-g16c, 4,000 steps each with o-g16c's own recipe (lr 4e-4 after the warm-up, linear to
+#    0; `--sequential-mix 1.0 --sequential-overlap 0.95 --completion-mix 0.5`; EMA 0.999), to step 112,000:
+#      o-g16d  the recipe again (the dose; o-g16h showed that a second anneal alone gives nothing)
+#      o-g16r  the same with `--sequential-order predicted`: the mix rows' levels handed to their patches in the order
+#              of the EMA network's uncertainty at pure noise, as the predicted-order sampler picks them (new on the
+#              GPU: CPU-tested, +19% a step on the CPU)
+#    Predicted order picks, at every slot, the untouched patch whose own noise makes the network surest (rank
+#    consistency +0.13-0.16 between two noise draws, benchmarks/probe_mix_order.py; its start order correlates +0.06
+#    between samples, benchmarks/probe_sampler_order.py), so the patches left to its end are the ones whose noise the
+#    network reads worst, states a random-order mix never shows it. o-g16r trains on them.
+#    Judged (once both reached STOP, with JUDGE_MIN_S [300] s left) by the origin probe (K = 1, --trajectory) of
+#    o-g16c and both arms, the completion probe, and predicted and random order at overlap 0.95, seeds 0 and 1
+#    (500 samples, 1000 NFE, eta 1), four jobs at once. What it decides:
+#    - o-g16r against o-g16d in predicted order over both seeds (n = 1,000 each, Fisher p < 0.05): training on
+#      predicted order's own states closes its gap;
+#    - o-g16d against o-g16c's 743 of 2,000 in the four rows: the dose;
+#    - either replaces the shipped o-g16c only if no sequential Table 2 row is below o-g16c's and one is above at
+#      p < 0.05, after its own sweep.
+# One H200: the sweep ~5 minutes (11 jobs, four at once; not measured at four), the reproduction ~1.5; the arms side
+# by side after ~165 s of compilation (unet-s-g16-gc alone: 9.1 steps/s under the graph; two at once not measured,
+# ~4-5 each expected): ~15-17 minutes; judging ~5. So the session's 30 minutes reach the arms' end or nearly, and
+# judging is likely the next session's first call (the arms are skipped as reached; carry their weights).
+# Commands (carry [".whl", "runs"]; the shipped Sudoku and Counting weights and the Counting evaluators' weights set
+# aside; the shipped even-pixels-srm-unet-s-g16-gc.safetensors stays: it is o-g16c, the sweep's weights and the
+# arms' start; runs/ empty in call 1, then the arms' weights as joined):
 #   export T0=$(date +%s); export END=<budget_left_s - 60, at most 560>; export LEASE=<name>
-#   bash benchmarks/device/lease-2026-11-29k.sh go             # calls 1 and 2 (skips what is done)
-#   bash benchmarks/device/campaign.sh join <files_at>          # after every call, in one tool block with the next
-#   SHIP=g16c bash benchmarks/device/lease-2026-11-29k.sh sweep  # call 3: SHIP=g16d if o-g16d won above
-#   bash benchmarks/device/campaign.sh save runs/o-g16d.safetensors
+#   bash benchmarks/device/lease-2026-11-29k.sh go               # every call
+#   bash benchmarks/device/campaign.sh join <files_at>            # after every call, in one tool block with the next
+#   bash benchmarks/device/campaign.sh save runs/o-g16d.safetensors runs/o-g16r.safetensors   # at the session's end
 source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
 R=/tmp/results; W=/tmp/runs
 L=/tmp/lease-29k; rm -rf $L; mkdir -p $L
+G16C=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors  # o-g16c, shipped
+G16C_RESULT=leaderboard/results/baselines/even-pixels-2026-11-29i/even-pixels-test-srm-unet-unet-s-g16-gc-seqmix1-ov0.95-comp0.5-anneal2-20261129T120443Z-c1b02dd8312e.json
 STOP=112000
-RUNS=(g16d)
-declare -A SUFFIX=([g16c]=seqmix1-ov0.95-comp0.5-anneal2 [g16d]=seqmix1-ov0.95-comp0.5-anneal3)
+RUNS=(g16d g16r)
 JUDGE_JOBS=()
-judge_at_095 g16d unet-s-g16-gc:${SUFFIX[g16d]}
-for j in ":predicted@0.9 0" ":predicted@0.9 1" ":random@0.9 0" ":random@0.9 1"; do
-  JUDGE_JOBS+=("g16d unet-s-g16-gc:${SUFFIX[g16d]} $j")
-done
-g16d() {  # GPUS: o-g16d from o-g16c (step 108,000) with o-g16c's own recipe, to STOP
-  if [ -z "$(init_of g16d)" ]; then
-    [ "$(wstep runs/o-g16c.safetensors)" = 108000 ] || { echo "runs/o-g16c.safetensors is not o-g16c at step 108,000"; return 1; }
-  fi
-  ep_cont $1 g16d runs/o-g16c.safetensors 108000 --sequential-mix 1.0 --sequential-overlap 0.95 --completion-mix 0.5
+judge_at_095 g16d unet-s-g16-gc:seqmix1-ov0.95-comp0.5-anneal3 g16r unet-s-g16-gc:seqmix1-ov0.95-pred-comp0.5-anneal3
+SWEEP=(ref :predicted :predicted@0.25 :predicted@0.5 :predicted@0.75 :predicted@0.99 :random :random@0.25
+  :random@0.5 :random@0.75 :random@0.99)
+sweep_job() {  # J GPU: SWEEP[J] of the shipped weights, seed 0, into $R/ep-race under o-g16c's row name
+  local job=${SWEEP[$1]} protocol=()
+  [ $job = ref ] && { job=:predicted@0.95; protocol=(NFE=100 ETA=0 RAMP=reference); }
+  env "${protocol[@]}" NAME=srm-unet-unet-s-g16-gc-seqmix1-ov0.95-comp0.5-anneal2 SEED=0 GPU=$2 timeout $(left) \
+    bash benchmarks/device/eval.sh $G16C $R/ep-race $job
 }
-judge() {  # GPU...: once o-g16d reached STOP, where each one's last patch is lost, then race_judge against o-g16c
-  reached g16d $STOP || { echo "o-g16d at $(wstep $(latest g16d)) of $STOP: not judged yet"; return 1; }
+sweep() {  # GPU...: the shipped weights' missing rows, then the reproduction of a committed one on the first GPU
+  [ "$(wstep $G16C)" = 108000 ] || { echo "$G16C is not o-g16c at step 108,000"; return 1; }
+  EVAL_PER_GPU=${EVAL_PER_GPU:-4} deal_each sweep_job ${#SWEEP[@]} "$@" || return 1
+  CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 240 ? $(left) : 240 )) srm-bench reproduce $G16C_RESULT --device cuda
+}
+arm() {  # GPU RUN [train args]: o-RUN from the shipped o-g16c (step 108,000) with its own recipe and the args, to STOP
+  local gpu=$1 run=$2; shift 2
+  if [ -z "$(init_of $run)" ] && [ ! -e $W/o-$run/last.pt ]; then
+    [ "$(wstep $G16C)" = 108000 ] || { echo "o-$run: $G16C is not o-g16c at step 108,000"; return 1; }
+  fi
+  ep_cont $gpu $run $G16C 108000 --sequential-mix 1.0 --sequential-overlap 0.95 --completion-mix 0.5 "$@"
+}
+judge() {  # GPU...: once both arms reached STOP, where each one's last patch is lost, then race_judge against o-g16c
+  local r
+  for r in ${RUNS[*]}; do
+    reached $r $STOP || { echo "o-$r at $(wstep $(latest $r)) of $STOP: not judged yet"; return 1; }
+  done
   [ $(left) -ge ${JUDGE_MIN_S:-300} ] || { echo "$(left) s left: judged in the next call"; return 1; }
-  for w in runs/o-g16c.safetensors $(latest g16d); do
+  for w in $G16C $(latest g16d) $(latest g16r); do
     CUDA_VISIBLE_DEVICES=$1 timeout $(left) python benchmarks/probe_completion_origin.py $w -n 200 --trajectory \
       --device cuda
   done
-  race_judge runs/o-g16c.safetensors "$@"
-}
-SWEEP=(ref :predicted :predicted@0.25 :predicted@0.5 :predicted@0.75 :predicted@0.99 :random :random@0.25
-  :random@0.5 :random@0.75 :random@0.99)
-sweep_job() {  # J GPU: SWEEP[J] of o-$SHIP's newest weights, seed 0, into $R/ep-race under the race's row name
-  local job=${SWEEP[$1]} protocol=()
-  [ $job = ref ] && { job=:predicted@0.95; protocol=(NFE=100 ETA=0 RAMP=reference); }
-  env "${protocol[@]}" NAME=srm-unet-unet-s-g16-gc-${SUFFIX[$SHIP]} SEED=0 GPU=$2 timeout $(left) \
-    bash benchmarks/device/eval.sh $(latest $SHIP) $R/ep-race $job
+  EVAL_PER_GPU=${EVAL_PER_GPU:-4} race_judge $G16C "$@"
 }
 case $1 in
 go)
   g=($(seq 0 $((NGPU - 1))))
-  g16d $(tr ' ' , <<< "${g[*]}") > $L/g16d 2>&1
+  once sweep sweep ${g[*]} > $L/sweep 2>&1
+  arm ${g[0]} g16d > $L/g16d 2>&1 &
+  arm ${g[$(( NGPU > 1 ? 1 : 0 ))]} g16r --sequential-order predicted > $L/g16r 2>&1 &
+  wait
   once judge judge ${g[*]} > $L/judge 2>&1
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
-sweep)
-  case ${SHIP:-} in g16c|g16d) ;; *) echo "SHIP must be g16c or g16d" >&2; exit 2;; esac
-  [ -e "$(latest $SHIP)" ] || { echo "no weights of o-$SHIP here (runs/o-$SHIP.safetensors)" >&2; exit 2; }
-  [ $SHIP = g16d ] && SWEEP+=(:parallel)
-  deal_each sweep_job ${#SWEEP[@]} $(seq 0 $((NGPU - 1))) > $L/sweep 2>&1
-  grep -h -v -i warn $L/* 2>/dev/null
-  ;;
-*) echo "usage: $0 go | SHIP=g16c|g16d $0 sweep" >&2; exit 2;;
+*) echo "usage: $0 go" >&2; exit 2;;
 esac
 bash benchmarks/device/collect.sh
