@@ -17,8 +17,10 @@
 #              GPU: CPU-tested, +19% a step on the CPU)
 #    Predicted order picks, at every slot, the untouched patch whose own noise makes the network surest (rank
 #    consistency +0.13-0.16 between two noise draws, benchmarks/probe_mix_order.py; its start order correlates +0.06
-#    between samples, benchmarks/probe_sampler_order.py), so the patches left to its end are the ones whose noise the
-#    network reads worst, states a random-order mix never shows it. o-g16r trains on them.
+#    between samples, benchmarks/probe_sampler_order.py). Its gap does not form at the end: finishing 4 or 16
+#    missing patches of exact test images, o-g16c's predicted order beats its random order (0.412 / 0.338 against
+#    0.369 / 0.294 of 160; probe_even_pixels_completion.py --order), so it forms earlier in the draw, in states the
+#    random-order mix does not show the network (starts chosen by their noise). o-g16r trains on those states.
 #    Judged (once both reached STOP, with JUDGE_MIN_S [300] s left) by the origin probe (K = 1, --trajectory) of
 #    o-g16c and both arms, the completion probe, and predicted and random order at overlap 0.95, seeds 0 and 1
 #    (500 samples, 1000 NFE, eta 1), four jobs at once. What it decides:
