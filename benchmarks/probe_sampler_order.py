@@ -26,7 +26,6 @@ import argparse
 import time
 
 import numpy as np
-import torch
 from scipy.stats import spearmanr
 
 from srm_bench.baselines.inference import load_denoiser, sample_images
@@ -112,7 +111,7 @@ def main() -> None:
         after: list[np.ndarray] = []
         t0 = time.time()
         out = sample_images(model, cfg, sampler, np.arange(args.n), seed=args.seed, device=args.device,
-                            batch_size=args.n, callback=lambda state: after.append(state["s"].float().cpu().numpy()))
+                            batch_size=args.n, callback=lambda state, acc=after: acc.append(state["s"].float().cpu().numpy()))
         rank = ranks_of(start_steps(after), np.random.default_rng(args.seed))
         scores = score_images(out)
         ok, err = scores["accuracy"], scores["error"]
