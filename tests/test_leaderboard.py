@@ -264,6 +264,11 @@ def test_a_model_trained_with_our_deviation_is_named_and_not_the_uniform_tbar_co
     write(d, "changed.json", make_result(correct=300, training={"steps": 1000, "tsampling": "uniform_tbar", **changed}))
     assert list(load_frame([d])["tsampling"]) == [name]
     assert ours(build_table(load_frame([d]), LAYOUTS["table4"])) == []
+    # one model with one rule: the t-sampling column is shown anyway, so the deviation is seen beside the paper's rows
+    assert "tsampling" in build_table(load_frame([d]), LAYOUTS["table1"]).label_columns
+    alone = tmp_path / "plain-only"
+    write(alone, "plain.json", make_result(correct=120, training={"steps": 1000, "tsampling": "uniform_tbar", **plain}))
+    assert "tsampling" not in build_table(load_frame([alone]), LAYOUTS["table1"]).label_columns
     write(d, "plain.json", make_result(correct=120, training={"steps": 1000, "tsampling": "uniform_tbar", **plain}))
     (row,) = ours(build_table(load_frame([d]), LAYOUTS["table4"]))
     assert [c.value for c in row.cells if c.value is not None] == [0.24]
