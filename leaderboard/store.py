@@ -252,6 +252,12 @@ def _tsampling(training: Mapping[str, Any]) -> Any:
     return rule
 
 
+def names_deviation(rule: Any) -> bool:
+    """Whether a training rule written by ``_tsampling`` names one of our deviations: it appends them to the rule's
+    name after " + " (a share of sampler-shaped or completion rows) or ", " (a changed zero-patch rule)."""
+    return isinstance(rule, str) and (" + " in rule or ", " in rule)
+
+
 # How a rate column's verdicts may read in a per-sample CSV (pandas parses True/False as booleans).
 RATE_VALUES = {True: True, False: False, "True": True, "False": False}
 

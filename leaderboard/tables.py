@@ -20,7 +20,7 @@ import pandas as pd
 
 from srm_bench.errors import SrmBenchError
 
-from .store import COMPARABILITY, IDENTITY
+from .store import COMPARABILITY, IDENTITY, names_deviation
 
 FORMATS = ("md", "latex", "csv", "html", "json")
 GROUPS = {"paper": "Paper (transcribed)", "baseline": "Baselines (ours)", "oracle": "Oracles (ours)",
@@ -303,7 +303,9 @@ def build_table(frame: pd.DataFrame, layout: Layout, *, appendix: bool = False) 
         row.cells = [row.cells[i] for i in used]
     label_columns = ["model", "sampler"]
     for f in list(KNOB_HEADERS):
-        if f in row_fields and (_varies(rows, f) or (f == "tsampling" and _deviates(rows))):
+        # t-sampling also wherever a row trained with one of our deviations, even if each model has one rule
+        if f in row_fields and (_varies(rows, f) or (f == "tsampling" and any(names_deviation(r.labels.get(f))
+                                                                             for r in rows))):
             label_columns.append(f)
     if any(r.labels.get("training") for r in rows):
         label_columns.append("training")
@@ -391,13 +393,6 @@ def _needs_checkpoint(rows: list[Row], shown: list[str]) -> bool:
     for r in rows:
         seen.setdefault((r.group, *(repr(r.labels.get(c)) for c in shown)), set()).add(r.labels.get("checkpoint"))
     return any(len(v) > 1 for v in seen.values())
-
-
-def _deviates(rows: list[Row]) -> bool:
-    """Whether a row trained with one of our deviations from the paper's noise-level rule (sampler-shaped or
-    completion rows, a changed zero-patch rule: ``store._tsampling`` names them after the rule), so that the
-    t-sampling column is shown even where each model has one rule and the names alone would hide it."""
-    return any(isinstance(v := r.labels.get("tsampling"), str) and (" + " in v or ", " in v) for r in rows)
 
 
 def _varies(rows: list[Row], f: str) -> bool:

@@ -1,6 +1,7 @@
 # Lease d of 2026-11-29 (planned in the thirty-third session): capacity under the mix, at 61.4M images. Trained in the
-# thirty-fifth session (lease 2026-11-29g, three calls): both arms at step 34,000, in campaign commit e2714ac; not
-# judged yet. To judge: `campaign.sh restore o-epm o-g16m` (runs/ holding exactly these two), the weights set aside as
+# thirty-fifth session (lease 2026-11-29g, three calls): both arms at step 34,000, in campaign commit e2714ac; judged
+# in the thirty-sixth (lease 2026-11-29h: 0.262 against 0.230 in predicted order, p 0.11, the decision below not met;
+# docs/even-pixels-baselines.md, "Thirty-second lease"). To judge again: `campaign.sh restore o-epm o-g16m` (runs/ holding exactly these two), the weights set aside as
 # below, then `go` once (the arms are skipped as reached; ~5 minutes of judging on a fresh host).
 # Six changes to the shipped Even Pixels SRM (`o-g16s`: `unet-s-g16-gc`, 3.3M parameters, 204.8M images, then 4,000
 # annealed steps with half the rows on overlap-0.95 states) have ended level with it: annealed again (`o-g16h`), the

@@ -1,4 +1,6 @@
-# Lease h of 2026-11-29 (planned in the thirty-fifth session; not run yet): a completion mix. The shipped Even Pixels
+# Lease h of 2026-11-29 (planned in the thirty-fifth session; run in the thirty-sixth as lease 2026-11-29i, calls 2-3,
+# o-g16c judged and then shipped as srm-even-pixels: docs/even-pixels-baselines.md, "Thirty-second lease"): a
+# completion mix. The shipped Even Pixels
 # SRM (`o-g16s`) finishes an image missing one patch exactly only about half the time, and it loses that patch's
 # colour count in the middle of the draw: its x0-hat count is right for 88% of images at patch level t = 0.75 and for
 # 51% at the end, the count leaving between t = 0.5 and 0.25 (benchmarks/probe_completion_origin.py --trajectory;

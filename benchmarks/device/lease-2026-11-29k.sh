@@ -45,7 +45,6 @@ source benchmarks/device/lease.sh
 R=/tmp/results; W=/tmp/runs
 L=/tmp/lease-29k; rm -rf $L; mkdir -p $L
 G16C=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors  # o-g16c, shipped
-G16C_RESULT=leaderboard/results/baselines/even-pixels-2026-11-29i/even-pixels-test-srm-unet-unet-s-g16-gc-seqmix1-ov0.95-comp0.5-anneal2-20261129T120443Z-c1b02dd8312e.json
 STOP=112000
 RUNS=(g16d g16r)
 JUDGE_JOBS=()
@@ -61,7 +60,7 @@ sweep_job() {  # J GPU: SWEEP[J] of the shipped weights, seed 0, into $R/ep-race
 sweep() {  # GPU...: the shipped weights' missing rows, then the reproduction of a committed one on the first GPU
   [ "$(wstep $G16C)" = 108000 ] || { echo "$G16C is not o-g16c at step 108,000"; return 1; }
   EVAL_PER_GPU=${EVAL_PER_GPU:-4} deal_each sweep_job ${#SWEEP[@]} "$@" || return 1
-  CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 240 ? $(left) : 240 )) srm-bench reproduce $G16C_RESULT --device cuda
+  reproduce_ep $1  # lease.sh's EP_RESULT: o-g16c's predicted-order + overlap-0.95 row, seed 0
 }
 arm() {  # GPU RUN [train args]: o-RUN from the shipped o-g16c (step 108,000) with its own recipe and the args, to STOP
   local gpu=$1 run=$2; shift 2

@@ -25,8 +25,9 @@
 #   graph_ok GPU TASK PRESET BASELINE BATCH   1 if graph_check passed for PRESET on this host, else 0: checked once
 #                a host (marks $R/.done-check-PRESET, or $R/.failed-check-PRESET and one line), its lines on stderr;
 #                0 too with fewer than 150 s left to check. For GRAPH=$(graph_ok ...) before ep_cont
-#   reproduce_ep GPU  `srm-bench reproduce` of the shipped srm-even-pixels' predicted-order result (EP_RESULT,
-#                213.0M images, one H200): issue 12's "reproduces a committed result on the same device type"
+#   reproduce_ep GPU  `srm-bench reproduce` of the shipped srm-even-pixels' predicted-order result (EP_RESULT:
+#                o-g16c, 221.2M images, seed 0, one H200; o-g16s's 213.0M result until the thirty-sixth session):
+#                issue 12's "reproduces a committed result on the same device type"
 #   EP_JOBS      Even Pixels' scoring jobs (eval.sh's): Table 2's SRM rows, the reference protocol (`ref`:
 #                predicted order + overlap 0.95 at 100 NFE, eta 0), then Figure 6's overlap sweep
 #   ep_cont GPU NAME FROM START [train args]   Even Pixels' run o-NAME (unet-s-g16-gc) continued on one GPU from FROM
@@ -152,7 +153,7 @@ race_judge() {
     -n 200 --missing 1 4 --device cuda
   deal_each race_job ${#JUDGE_JOBS[@]} "$@"
 }
-EP_RESULT=leaderboard/results/baselines/even-pixels-2026-11-28a/even-pixels-test-srm-unet-unet-s-g16-gc-seqmix0.5-ov0.95-20261128T153432Z-9aefb2ca7740.json
+EP_RESULT=leaderboard/results/baselines/even-pixels-2026-11-29i/even-pixels-test-srm-unet-unet-s-g16-gc-seqmix1-ov0.95-comp0.5-anneal2-20261129T120443Z-c1b02dd8312e.json
 reproduce_ep() {
   CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 240 ? $(left) : 240 )) srm-bench reproduce $EP_RESULT --device cuda
 }
