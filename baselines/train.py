@@ -271,7 +271,9 @@ class CsvLog:
         self.file = None
         if not enabled:
             return
-        new = fresh or not path.exists()
+        # An empty file is a log whose run was killed before its header reached the disk: written anew, since rows
+        # appended to it would lie under no header, and the run's next start would refuse them
+        new = fresh or not path.exists() or path.stat().st_size == 0
         if not new:
             with open(path, newline="") as f:
                 reader = csv.DictReader(f)
@@ -290,6 +292,7 @@ class CsvLog:
         self.writer = csv.DictWriter(self.file, fieldnames=fields)
         if new:
             self.writer.writeheader()
+            self.file.flush()  # a run killed before its first row still leaves its header
 
     def write(self, row: dict[str, Any]) -> None:
         if self.file is not None:

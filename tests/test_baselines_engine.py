@@ -286,6 +286,24 @@ def test_an_older_eval_log_is_carried_over_under_the_new_header(tmp_path: Path) 
         CsvLog(tmp_path / "odd.csv", EVAL_FIELDS, fresh=False, enabled=True)
 
 
+def test_a_log_killed_before_its_first_row_keeps_its_header(tmp_path: Path) -> None:
+    """A run stopped before its first row (a deadline during compilation) leaves its header on disk, and an
+    empty log left by an older version is written anew: its resumption's rows lie under a header, so the next
+    start does not refuse the file (a GPU lease lost an arm's calls so)."""
+    from srm_bench.baselines.train import CSV_FIELDS, CsvLog
+
+    log = tmp_path / "log.csv"
+    killed = CsvLog(log, CSV_FIELDS, fresh=True, enabled=True)  # never written to nor closed: the process dies
+    assert log.read_text().strip() == ",".join(CSV_FIELDS)
+    del killed
+    log.write_text("")  # what the older version left
+    with CsvLog(log, CSV_FIELDS, fresh=False, enabled=True) as out:
+        out.write({"step": 100, "loss": 0.5})
+    with CsvLog(log, CSV_FIELDS, fresh=False, enabled=True) as out:  # the start after, which used to fail
+        out.write({"step": 200, "loss": 0.4})
+    assert [(r["step"], r["loss"]) for r in csv.DictReader(open(log))] == [("100", "0.5"), ("200", "0.4")]
+
+
 def test_eval_options_are_checked(tmp_path: Path, capsys) -> None:
     code, err = run_cli(["train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o",
                          str(tmp_path / "r"), "--eval-every", "1", "--eval-splits", "nope"], capsys)
