@@ -375,18 +375,20 @@ class BatchMaker:
         t, w = self.tsampler.sample(n, known)
         eps = torch.randn_like(x)
         rows = self.tsampler.last_mix_rows
-        if self.ranker is not None and rows is not None and bool(rows.any()):
+        if self.ranker is not None and rows is not None:
             # The mix rows' noisy patches taken up in the order of the network's own uncertainty (the
             # most certain furthest along). It is read with every noisy patch at pure noise, as the
             # predicted-order sampler reads the patches it has not begun when it picks the next: read at
             # the drawn levels it would mostly echo them (a less noisy patch is a more certain one). The
             # set of clean patches and the weights (1 on the noisy ones) stay. The ranker draws no random
             # numbers: the batch stays a function of (seed, rank, step) and the EMA weights.
-            tr = t[rows]
-            noisy = tr > 0
-            probe = tr.masked_fill(noisy, 1.0)
-            z0 = self.path.noise(x[rows], eps[rows], pixel_levels(probe, self.grid, self.patch))
-            t[rows] = rerank_levels(tr, self.ranker(z0, probe), noisy)
+            # It reads the whole batch, the other rows' answers unused: the mix rows' count varies from step
+            # to step (the completion rows leave it), and a network read at a new batch size each step (under
+            # cudnn's autotuning, a new search each time) trained ~5x slower on the GPU (lease k's o-g16r)
+            noisy = (t > 0) & rows[:, None]
+            probe = t.masked_fill(noisy, 1.0)
+            z0 = self.path.noise(x, eps, pixel_levels(probe, self.grid, self.patch))
+            t = rerank_levels(t, self.ranker(z0, probe), noisy)
         z = self.path.noise(x, eps, pixel_levels(t, self.grid, self.patch))
         cond = None
         if self.ddpm_cond:

@@ -16,8 +16,9 @@ import pandas as pd
 from srm_bench.errors import SrmBenchError
 from srm_bench.io import user_output
 from srm_bench.results import per_sample_path, read_per_sample_bytes
+from srm_bench.stats import wilson_interval
 
-from .store import COMPARABILITY, IDENTITY
+from .store import COMPARABILITY, IDENTITY, _declared_metrics
 from .tables import METRIC_LABELS, build_table, layouts_for
 
 VERDICT_COLUMN = "bad_cells"
@@ -122,7 +123,9 @@ def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str
     """Accuracy vs overlap (the paper's Figure 6) from results whose sampler records a numeric overlap.
 
     Each line is one configuration (model, order, budget and eta, training knobs, evaluator,
-    dataset, sample count); parallel results of the same configuration are drawn at overlap 1.0.
+    dataset, sample count); its runs at one overlap (sampling seeds) are pooled into one point (a rate: the
+    verdicts of all their samples, with the Wilson interval); parallel results of the same configuration are drawn
+    at overlap 1.0.
     The paper's Figure 6 gives no numbers in its text, so its curve cannot be drawn; where the
     paper's main table for the task names its sequential rows only "+ Overlap" and its text the
     overlap used (Even Pixels: Table 2, 0.95), those rows are drawn as stars at that overlap
@@ -150,14 +153,12 @@ def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str
     names = [_overlap_line_name(g.iloc[0], several_splits=sub["split"].nunique() > 1) for g in groups]
     # Two checkpoints of one model: say how far each was trained.
     names = [name + _training_tag(g.iloc[0]) if names.count(name) > 1 else name for g, name in zip(groups, names)]
+    rate = (_declared_metrics(task) or {}).get(metric, ("", True))[0] == "rate"
     for g, name in zip(groups, names):
-        x = g["overlap"].to_numpy(float)
-        y = g[metric].to_numpy(float)
-        lo = g[f"{metric}_lo"].to_numpy(float) if f"{metric}_lo" in g else np.full_like(y, np.nan)
-        hi = g[f"{metric}_hi"].to_numpy(float) if f"{metric}_hi" in g else np.full_like(y, np.nan)
+        over, y, lo, hi = _overlap_points(g, metric, rate=rate)
         err = np.vstack([np.nan_to_num(y - lo), np.nan_to_num(hi - y)])
         rec = g.iloc[0]
-        line = ax.errorbar(x, y, yerr=err, marker="o", capsize=2, label=name)
+        line = ax.errorbar(over, y, yerr=err, marker="o", capsize=2, label=name)
         same = par
         for f in ("model", "split", "arch", "weights", "tsampling", "noise_path", "sharpness", "train_steps",
                   "train_batch", "evaluator", "dataset", "source", "n"):
@@ -192,6 +193,34 @@ def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str
     fig.set_size_inches(11.5, max(4.8, 1.0 + 0.15 * entries))
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _save(fig, out, tight=True)
+
+
+def _overlap_points(g: pd.DataFrame, metric: str, *, rate: bool) -> tuple[np.ndarray, ...]:
+    """A line's points (overlap, value, low, high), one an overlap: runs of a line at one overlap (seeds) pooled.
+
+    A rate pools its verdicts (the successes over all the runs' samples, its Wilson interval); another metric is
+    averaged over the runs, weighted by their sample counts, without an interval.
+    """
+    xs, ys, los, his = [], [], [], []
+    for overlap, at in g.groupby("overlap", sort=True):
+        y = at[metric].to_numpy(float)
+        n = at["n"].to_numpy(float) if "n" in at else np.full_like(y, np.nan)
+        lo = at[f"{metric}_lo"].to_numpy(float) if f"{metric}_lo" in at else np.full_like(y, np.nan)
+        hi = at[f"{metric}_hi"].to_numpy(float) if f"{metric}_hi" in at else np.full_like(y, np.nan)
+        if len(at) > 1 and np.isfinite(n).all():
+            if rate:
+                hits = int(np.rint(y * n).sum())
+                lo, hi = (np.array([v]) for v in wilson_interval(hits, int(n.sum())))
+                y = np.array([hits / n.sum()])
+            else:
+                y, lo, hi = np.array([float((y * n).sum() / n.sum())]), np.array([np.nan]), np.array([np.nan])
+        elif len(at) > 1:
+            y, lo, hi = np.array([float(y.mean())]), np.array([np.nan]), np.array([np.nan])
+        xs.append(float(overlap))
+        ys.append(y[0])
+        los.append(lo[0])
+        his.append(hi[0])
+    return np.array(xs), np.array(ys), np.array(los), np.array(his)
 
 
 def _overlap_line_name(rec: pd.Series, *, several_splits: bool) -> str:

@@ -691,6 +691,25 @@ def test_predicted_order_mix_begins_the_patches_the_network_is_surest_of(sudoku_
         torch.testing.assert_close(x, y)
     with pytest.raises(SrmBenchError, match="needs a ranker"):
         BatchMaker(pred, torch.device("cpu"), rank=0, local_batch=4, stream=sudoku_stream)
+    # With completion rows beside them the mix rows' count varies by step; the ranker still reads the whole batch
+    # (one shape: a new one each step cost the GPU its speed), and only the mix rows take its order
+    comp = {**mix, "completion_mix": 0.5}
+    a = BatchMaker(with_overrides(base, tsampling=comp), torch.device("cpu"), rank=0, local_batch=16,
+                   stream=sudoku_stream)
+    b = BatchMaker(with_overrides(base, tsampling={**comp, "sequential_order": "predicted"}), torch.device("cpu"),
+                   rank=0, local_batch=16, stream=sudoku_stream, ranker=ranker)
+    seen.clear()
+    kept = []
+    for step in (5, 6, 7):
+        ra, rb = a(step), b(step)
+        mixed = b.tsampler.last_mix_rows
+        assert 0 < int(mixed.sum()) < 16  # both kinds of rows in the batch
+        assert seen[-1][1].shape == (16, ra.t.shape[1])
+        assert torch.equal(rb.t[~mixed], ra.t[~mixed])  # the completion rows as drawn
+        kept.append(int(mixed.sum()))
+        for row in torch.nonzero(mixed)[:, 0].tolist():
+            assert (rb.t[row][rb.t[row] > 0].diff() <= 0).all()
+    assert len(seen) == 3 and len(set(kept)) > 1
 
 
 def test_sudoku_stream_labels_are_the_drawn_digits(sudoku_stream: SudokuStream) -> None:

@@ -96,6 +96,31 @@ def test_overlap_lines_of_two_checkpoints_of_one_model_are_told_apart(tmp_path, 
     assert any("12.5M img" in x for x in labels) and any("34.0M img" in x for x in labels), labels
 
 
+def test_overlap_points_pool_the_seeds_of_one_overlap(tmp_path, monkeypatch):
+    """Two sampling seeds at overlap 0.95 draw one point, their verdicts pooled (160 + 200 of 1,000, with the
+    Wilson interval of 360 of 1,000), not two points joined by a vertical stroke; one seed stays as it was."""
+    import srm_bench.leaderboard.plots as plots
+    from srm_bench.stats import wilson_interval
+
+    d = tmp_path / "res"
+    for k, (overlap, seed, correct) in enumerate(((0.5, 0, 100), (0.95, 0, 160), (0.95, 1, 200))):
+        write(d, f"{k}.json", make_result(
+            "even-pixels", "test", correct=correct, samples_sha=f"s{k}".ljust(64, "0"),
+            sampler={"name": "sequential", "order": "predicted", "overlap": overlap, "eta": 1.0, "steps": 1000,
+                     "seed": seed}))
+    drawn = []
+    save = plots._save
+    monkeypatch.setattr(plots, "_save", lambda fig, out, **kw: (
+        drawn.extend(line.get_xydata().tolist() for line in fig.axes[0].lines if line.get_marker() == "o"),
+        save(fig, out, **kw))[1])
+    check_png(plots.plot_overlap(load_frame([d]), "even-pixels", tmp_path / "seeds.png"))
+    assert drawn == [[[0.5, 0.2], [0.95, 0.36]]]
+    x, y, lo, hi = plots._overlap_points(load_frame([d]), "accuracy", rate=True)
+    assert (lo[1], hi[1]) == pytest.approx(wilson_interval(360, 1000))
+    x, y, lo, hi = plots._overlap_points(load_frame([d]), "accuracy", rate=False)  # a mean: averaged, no interval
+    assert y[1] == pytest.approx(0.36) and np.isnan(lo[1])
+
+
 @pytest.fixture()
 def scored(tmp_path):
     """Four Sudoku-sized samples, their result JSON and per-sample CSV (sample 1 breaks cells 0 and 80)."""

@@ -75,7 +75,7 @@ judge() {  # GPU...: once both arms reached STOP, where each one's last patch is
     reached $r $STOP || { echo "o-$r at $(wstep $(latest $r)) of $STOP: not judged yet"; return 1; }
   done
   [ $(left) -ge ${JUDGE_MIN_S:-300} ] || { echo "$(left) s left: judged in the next call"; return 1; }
-  for w in $G16C $(latest g16d) $(latest g16r); do
+  for w in $G16C $(for r in ${RUNS[*]}; do latest $r; done); do
     CUDA_VISIBLE_DEVICES=$1 timeout $(left) python benchmarks/probe_completion_origin.py $w -n 200 --trajectory \
       --device cuda
   done
@@ -91,6 +91,14 @@ go)
   once judge judge ${g[*]} > $L/judge 2>&1
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
-*) echo "usage: $0 go" >&2; exit 2;;
+dose)  # o-g16d alone to STOP, then judged against o-g16c without o-g16r: o-g16r trained at ~1.4 steps/s beside
+  # o-g16d's ~6 in the second call (its predicted-order mix runs outside the graph), so it waits for a faster mix
+  g=($(seq 0 $((NGPU - 1))))
+  arm ${g[0]} g16d > $L/g16d 2>&1
+  RUNS=(g16d); JUDGE_JOBS=(); judge_at_095 g16d unet-s-g16-gc:seqmix1-ov0.95-comp0.5-anneal3
+  once judge judge ${g[*]} > $L/judge 2>&1
+  grep -h -v -i warn $L/* 2>/dev/null
+  ;;
+*) echo "usage: $0 go|dose" >&2; exit 2;;
 esac
 bash benchmarks/device/collect.sh
