@@ -1,5 +1,9 @@
-# Lease k of 2026-11-29 (planned in the thirty-sixth session; not run yet): the shipped Even Pixels SRM's missing rows,
-# then a race for predicted order.
+# Lease k of 2026-11-29 (planned in the thirty-sixth session; run as lease 2026-11-29l in the thirty-seventh, calls 1-2
+# `go`, call 3 `dose`, calls 4-5 `go`: docs/runs/lease-2026-11-29l/output.txt): the shipped Even Pixels SRM's missing
+# rows, then a race for predicted order. The sweep, the reproduction and o-g16d ran and are judged; o-g16r trained at
+# ~1-2 steps/s (its ranker read a new batch size every step; fixed) and stopped at step 108,400 on a log.csv without a
+# header (fixed), so it continues alone with `race` (next session: `bash benchmarks/device/lease-2026-11-29k.sh race`
+# every call, carry runs/o-g16d.safetensors and runs/o-g16r.safetensors restored by campaign.sh).
 # The completion race (lease h, run as lease 2026-11-29i) annealed the 213.0M-image o-g16s 4,000 steps with completion
 # states on half its rows: o-g16c (step 108,000, 221.2M images) drew random order + overlap 0.95 at 0.393 over four
 # seeds (o-g16s 0.317, its control o-g16h 0.340) and 0.468 at overlap 0.9, predicted order at 0.357 (0.353 / 0.347):
@@ -99,6 +103,15 @@ dose)  # o-g16d alone to STOP, then judged against o-g16c without o-g16r: o-g16r
   once judge judge ${g[*]} > $L/judge 2>&1
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
-*) echo "usage: $0 go|dose" >&2; exit 2;;
+race)  # the next lease: o-g16r alone (its ranker now reads one batch shape) from its 108,400 to STOP, then judged as
+  # planned beside o-g16d, whose rows are committed: origin probes of o-g16c, o-g16d and o-g16r, the completion
+  # probe, o-g16r's four rows (carry runs/o-g16d.safetensors and runs/o-g16r.safetensors)
+  g=($(seq 0 $((NGPU - 1))))
+  arm ${g[0]} g16r --sequential-order predicted > $L/g16r 2>&1
+  JUDGE_JOBS=(); judge_at_095 g16r unet-s-g16-gc:seqmix1-ov0.95-pred-comp0.5-anneal3
+  once judge judge ${g[*]} > $L/judge 2>&1
+  grep -h -v -i warn $L/* 2>/dev/null
+  ;;
+*) echo "usage: $0 go|dose|race" >&2; exit 2;;
 esac
 bash benchmarks/device/collect.sh
