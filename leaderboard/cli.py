@@ -104,23 +104,42 @@ def leaderboard(task: str | None, results: tuple[Path, ...], fmt: str, appendix:
 @click.command("compare", epilog="""\b
 Examples:
   srm-bench compare results/mine.json leaderboard/results/baselines/sudoku-2026-11-27i/<hard, predicted>.json
-  srm-bench compare a.json b.json --metric l1 --json""")
-@click.argument("result_a", type=click.Path(path_type=Path))
-@click.argument("result_b", type=click.Path(path_type=Path))
+  srm-bench compare a.json b.json --metric l1 --json
+  srm-bench compare -a mine-seed0.json -a mine-seed1.json -b theirs-seed0.json -b theirs-seed1.json""")
+@click.argument("results", nargs=-1, type=click.Path(path_type=Path))
+@click.option("-a", "pool_a", multiple=True, type=click.Path(path_type=Path),
+              help="A result of side A; repeat it to pool several sampling seeds of one configuration "
+                   "(instead of the two positional files).")
+@click.option("-b", "pool_b", multiple=True, type=click.Path(path_type=Path),
+              help="A result of side B; repeat it as -a.")
 @click.option("--metric", "-m", default=None, help="Metric to compare [accuracy, else the first].")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
-def compare(result_a: Path, result_b: Path, metric: str | None, as_json: bool) -> None:
+def compare(results: tuple[Path, ...], pool_a: tuple[Path, ...], pool_b: tuple[Path, ...], metric: str | None,
+            as_json: bool) -> None:
     """Is A better than B? A paired test where both score the same puzzles (Sudoku), else unpaired.
 
-    Both results are checked as the leaderboard checks them and must score the same task, split,
-    dataset and evaluator. Prints both figures, the difference A - B with its 95% interval and the
+    Give two result files (A B), or each side as one or more -a / -b files: several files of one
+    configuration (the same model, weights and sampler settings, drawn with different --seed) are
+    pooled, so four seeds of 500 samples count as 2,000 (Sudoku: paired file by file, so both sides
+    need as many). Every result is checked as the leaderboard checks it, and all must score the same
+    task, split, dataset and evaluator. Prints both figures, the difference A - B with its 95% interval and the
     test's two-sided p-value: for accuracy on the same puzzles, the exact sign test on the puzzles
     only one of the two solves (McNemar); for a mean such as L1, the Wilcoxon signed-rank test.
     For the unconditional tasks (Even Pixels, Counting: independent draws): Fisher's exact test or Welch's t-test.
     """
+    from srm_bench.errors import SrmBenchError
+
     from .compare import compare_results, format_comparison, to_json
 
-    c = compare_results(result_a, result_b, metric)
+    if results and (pool_a or pool_b):
+        raise SrmBenchError("give the two results as A B or as -a ... -b ..., not both")
+    if not results and not (pool_a and pool_b):
+        raise SrmBenchError("give two result files (A B), or at least one -a and one -b file")
+    if results and len(results) != 2:
+        raise SrmBenchError(f"got {len(results)} positional result files; give two (A B), or pool seeds with "
+                            "-a ... -b ...")
+    c = compare_results(results[0], results[1], metric) if results else compare_results(list(pool_a), list(pool_b),
+                                                                                            metric)
     click.echo(to_json(c) if as_json else format_comparison(c), nl=False)
 
 

@@ -13,20 +13,24 @@ Results of an unconditional task (Even Pixels, Counting: independent draws) are 
 
 Both results are checked first as the leaderboard checks them (each metric recomputed from its
 per-sample file), and must score the same task, split, dataset and evaluator.
+
+A side may be several result files of one configuration (the same model, weights and sampler settings, drawn with
+different sampling seeds): their samples are pooled, so four seeds of 500 compare as 2,000 samples. Pooled Sudoku
+results are paired file by file (A's first with B's first, ...), each pair on its puzzles.
 """
 from __future__ import annotations
 
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
 from srm_bench.errors import SrmBenchError
 from srm_bench.results import Result, load_result
-from srm_bench.stats import Z95, wilson_interval
+from srm_bench.stats import Z95, mean_interval, wilson_interval
 
 from .store import RATE_VALUES, check_per_sample, sampler_label
 
@@ -95,23 +99,61 @@ def _unpaired(a: np.ndarray, b: np.ndarray, kind: str) -> dict[str, Any]:
             "ci95": [float(ci.low), float(ci.high)], "test": "Welch's t-test", "p_value": float(t.pvalue)}
 
 
-def compare_results(path_a: str | Path, path_b: str | Path, metric: str | None = None) -> dict[str, Any]:
-    """Compare two result files on one metric (default: accuracy, else the first metric).
+# Sampler fields that do not change what is drawn from: a side may pool results that differ only in these.
+_DRAW_ONLY = ("seed", "wall_s", "device", "batch_size")
 
-    Returns a dict with both results' figures, how they were compared (``paired`` on the puzzles
+
+def _configuration(r: Result) -> dict[str, Any]:
+    model = r.get("model") or {}
+    sampler = {k: v for k, v in (model.get("sampler") or {}).items() if k not in _DRAW_ONLY}
+    return {"model": model.get("name"), "weights": (model.get("training") or {}).get("checkpoint_sha256"),
+            "sampler": sampler}
+
+
+def _side(paths: str | Path | Sequence[str | Path], tag: str) -> list[tuple[Path, Result, pd.DataFrame]]:
+    """One side's results, loaded and checked; several only as draws of one configuration, never twice the same."""
+    files = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
+    if not files:
+        raise SrmBenchError(f"side {tag} has no result file; give at least one")
+    loaded = [(p, *_load(p)) for p in files]
+    first_path, first, _ = loaded[0]
+    seen: dict[Any, Path] = {}
+    for p, r, _f in loaded:
+        if _configuration(r) != _configuration(first):
+            raise SrmBenchError(f"{p.name} and {first_path.name} (side {tag}) differ in model, weights or sampler "
+                                "settings; pool only results of one configuration (sampling seeds)")
+        sha = (r.get("samples") or {}).get("sha256")
+        if sha is not None and sha in seen:
+            raise SrmBenchError(f"{p.name} and {seen[sha].name} (side {tag}) hold the same samples; pool each draw "
+                                "once")
+        seen.setdefault(sha, p)
+    return loaded
+
+
+def compare_results(path_a: str | Path | Sequence[str | Path], path_b: str | Path | Sequence[str | Path],
+                    metric: str | None = None) -> dict[str, Any]:
+    """Compare two results, or two pools of results, on one metric (default: accuracy, else the first metric).
+
+    Each side is a result file or a list of them: several files of one configuration (model, weights and sampler
+    settings; their sampling seeds differ) are pooled sample by sample. Pooled conditional results are paired
+    file by file, so both sides need as many files.
+
+    Returns a dict with both sides' figures, how they were compared (``paired`` on the puzzles
     both scored, or unpaired), the difference A - B with its 95% interval, the test and its
     two-sided p-value.
 
     Raises:
         SrmBenchError: a result that does not load or check, different benchmarks or evaluators,
-            an unknown metric, or paired results over different puzzles.
+            an unknown metric, paired results over different puzzles, or a side pooling results of
+            different configurations or the same samples twice.
     """
-    pa, pb = Path(path_a), Path(path_b)
-    (ra, fa), (rb, fb) = _load(pa), _load(pb)
-    _same(ra, rb, pa, pb)
+    side_a, side_b = _side(path_a, "A"), _side(path_b, "B")
+    pa, ra, fa = side_a[0]
+    for p, r, _f in side_a[1:] + side_b:
+        _same(ra, r, pa, p)
     if metric is None:
         metric = "accuracy" if "accuracy" in ra["metrics"] else next(iter(ra["metrics"]))
-    for r, p in ((ra, pa), (rb, pb)):
+    for p, r, _f in side_a + side_b:
         if metric not in r["metrics"]:
             raise SrmBenchError(f"{p.name} has no metric {metric!r}; it has {', '.join(r['metrics'])}")
     kind = ra["metrics"][metric]["kind"]
@@ -127,31 +169,48 @@ def compare_results(path_a: str | Path, path_b: str | Path, metric: str | None =
         conditional = bool(get_task(ra["task"]).conditional)
     except (KeyError, SrmBenchError):
         conditional = False
-    paired = conditional and "puzzle" in fa.columns and "puzzle" in fb.columns
+    paired = conditional and all("puzzle" in f.columns for _p, _r, f in side_a + side_b)
     if paired:
-        for f, p in ((fa, pa), (fb, pb)):
-            if f["puzzle"].duplicated().any():
-                raise SrmBenchError(f"{p.name} scores some puzzles more than once; a paired comparison needs one "
-                                    "sample a puzzle")
-        if set(fa["puzzle"]) != set(fb["puzzle"]):
-            common = len(set(fa["puzzle"]) & set(fb["puzzle"]))
-            raise SrmBenchError(f"{pa.name} and {pb.name} score different puzzles ({len(fa)} and {len(fb)}, {common} "
-                                "in common); sample the same puzzles (same --split and -n) to compare them")
-        fb = fb.set_index("puzzle").loc[fa["puzzle"]].reset_index()
-        test = _paired(values(fa), values(fb), kind)
+        if len(side_a) != len(side_b):
+            raise SrmBenchError(f"side A has {len(side_a)} result files and side B {len(side_b)}; pooled results of "
+                                "the same puzzles are paired file by file, so give both sides as many")
+        pairs = []
+        for (pa_, _ra, fa_), (pb_, _rb, fb_) in zip(side_a, side_b):
+            for f, p in ((fa_, pa_), (fb_, pb_)):
+                if f["puzzle"].duplicated().any():
+                    raise SrmBenchError(f"{p.name} scores some puzzles more than once; a paired comparison needs one "
+                                        "sample a puzzle")
+            if set(fa_["puzzle"]) != set(fb_["puzzle"]):
+                common = len(set(fa_["puzzle"]) & set(fb_["puzzle"]))
+                raise SrmBenchError(f"{pa_.name} and {pb_.name} score different puzzles ({len(fa_)} and {len(fb_)}, "
+                                    f"{common} in common); sample the same puzzles (same --split and -n) to compare them")
+            pairs.append((values(fa_), values(fb_.set_index("puzzle").loc[fa_["puzzle"]].reset_index())))
+        va, vb = np.concatenate([x for x, _ in pairs]), np.concatenate([y for _, y in pairs])
+        test = _paired(va, vb, kind)
     else:
-        test = _unpaired(values(fa), values(fb), kind)
+        va = np.concatenate([values(f) for _p, _r, f in side_a])
+        vb = np.concatenate([values(f) for _p, _r, f in side_b])
+        test = _unpaired(va, vb, kind)
 
-    def side(r: Result, p: Path) -> dict[str, Any]:
+    def side(loaded: list[tuple[Path, Result, pd.DataFrame]], v: np.ndarray) -> dict[str, Any]:
+        p, r, _f = loaded[0]
         m = r["metrics"][metric]
         model = r.get("model") or {}
-        return {"file": str(p), "model": model.get("name"), "sampler": sampler_label(model.get("sampler") or {}),
+        value, ci, n = m["value"], m.get("ci95"), m.get("n")
+        if len(loaded) > 1:  # the pool's own figure, as the leaderboard computes one result's
+            n = int(v.size)
+            if kind == "rate":
+                value, ci = float(v.mean()), list(wilson_interval(int(v.sum()), n))
+            else:
+                value, ci = float(v.mean()), list(mean_interval(v.astype(np.float64)))
+        return {"file": str(p), "files": [str(q) for q, _r, _f in loaded], "model": model.get("name"),
+                "sampler": sampler_label(model.get("sampler") or {}),
                 "checkpoint": (model.get("training") or {}).get("checkpoint_sha256"),
-                "value": m["value"], "ci95": m.get("ci95"), "n": m.get("n")}
+                "value": value, "ci95": ci, "n": n}
 
     return {"task": ra["task"], "split": ra["split"], "metric": metric, "kind": kind,
             "higher_is_better": bool(ra["metrics"][metric]["higher_is_better"]),
-            "a": side(ra, pa), "b": side(rb, pb), "paired": paired, **test}
+            "a": side(side_a, va), "b": side(side_b, vb), "paired": paired, **test}
 
 
 def format_comparison(c: dict[str, Any]) -> str:
@@ -164,13 +223,17 @@ def format_comparison(c: dict[str, Any]) -> str:
         s = c[tag]
         ci = f" [{fig(s['ci95'][0])}, {fig(s['ci95'][1])}]" if s.get("ci95") else ""
         weights = f", weights {s['checkpoint'][:8]}" if s.get("checkpoint") else ""
+        files = s.get("files") or [s["file"]]
+        where = Path(files[0]).name if len(files) == 1 else f"{len(files)} files pooled: " + ", ".join(
+            Path(f).name for f in files)
         lines.append(f"  {tag.upper()}  {fig(s['value'])}{ci} on {s['n']}  {s['model']}, {s['sampler']}{weights}  "
-                     f"({Path(s['file']).name})")
+                     f"({where})")
+    unit = "puzzles" if len(c["a"].get("files") or [None]) == 1 else "puzzles (those of every pooled file)"
     if c["paired"] and c["kind"] == "rate":
-        lines.append(f"paired on {c['pairs']} puzzles: A only {c['a_only']}, B only {c['b_only']}, "
+        lines.append(f"paired on {c['pairs']} {unit}: A only {c['a_only']}, B only {c['b_only']}, "
                      f"both {c['both']}, neither {c['neither']}")
     elif c["paired"]:
-        lines.append(f"paired on {c['pairs']} puzzles: A's {c['metric']} higher on {c['a_better']}, B's on "
+        lines.append(f"paired on {c['pairs']} {unit}: A's {c['metric']} higher on {c['a_better']}, B's on "
                      f"{c['b_better']}, equal on {c['ties']}")
     else:
         lines.append(f"unpaired ({c['n_a']} and {c['n_b']} independent samples)")

@@ -137,3 +137,62 @@ def test_cli_prints_text_or_json_and_exits_1_on_errors(tmp_path):
     assert (c["a_only"], c["b_only"], c["metric"]) == (3, 0, "accuracy")
     bad = subprocess.run(run[:-1] + [str(tmp_path / "nowhere.json")], capture_output=True, text=True)
     assert bad.returncode == 1 and len(bad.stderr.strip().splitlines()) == 1 and "nowhere.json" in bad.stderr
+
+
+def test_a_side_pools_the_seeds_of_one_configuration(tmp_path):
+    """Several files a side (sampling seeds) count as one pool of samples: Fisher on the pooled counts, the pool's
+    own figure and interval; results of another configuration, or one draw twice, are refused."""
+    from scipy import stats
+
+    from srm_bench.stats import wilson_interval
+
+    kw = dict(task="even-pixels", split="test")
+    seeds = [{"name": "sequential", "order": "predicted", "overlap": 0.95, "steps": 1000, "eta": 1.0, "seed": s}
+             for s in (0, 1)]
+    a = [scored(tmp_path, f"a{s}", np.arange(50) < k, sampler=seeds[s], **kw) for s, k in ((0, 20), (1, 30))]
+    b = [scored(tmp_path, f"b{s}", np.arange(50) < k, sampler=seeds[s], **kw) for s, k in ((0, 15), (1, 10))]
+    c = compare_results(a, b)
+    assert (c["n_a"], c["n_b"]) == (100, 100) and c["a"]["n"] == 100
+    assert c["p_value"] == pytest.approx(stats.fisher_exact([[50, 50], [25, 75]]).pvalue)
+    assert c["a"]["value"] == 0.5 and c["a"]["ci95"] == pytest.approx(list(wilson_interval(50, 100)))
+    assert c["b"]["files"] == [str(p) for p in b] and c["difference"] == pytest.approx(0.25)
+    assert "2 files pooled" in format_comparison(c)
+    assert compare_results(a[:1], b[:1])["n_a"] == 50  # one file a side: as before
+    fewer = scored(tmp_path, "c", np.arange(50) < 5, sampler={**seeds[1], "steps": 100}, **kw)
+    with pytest.raises(SrmBenchError, match="differ in model, weights or sampler settings"):
+        compare_results([a[0], fewer], b)
+    with pytest.raises(SrmBenchError, match="hold the same samples"):
+        compare_results([a[0], a[0]], b)
+
+
+def test_pooled_puzzle_results_are_paired_file_by_file(tmp_path):
+    """Sudoku results of two seeds a side: A's seed-0 file pairs with B's seed-0 file on their puzzles, and so on;
+    the discordant puzzles of both pairs decide. Unequal file counts are refused."""
+    seeds = [{"name": "sequential", "order": "predicted", "overlap": 0.0, "steps": 1000, "eta": 1.0, "seed": s}
+             for s in (0, 1)]
+    a0, b0 = np.arange(40) < 10, np.arange(40) < 4       # A alone solves 6
+    a1, b1 = np.arange(40) < 5, np.arange(40) < 8        # B alone solves 3
+    perm = np.random.default_rng(1).permutation(40)
+    a = [scored(tmp_path, "a0", a0, sampler=seeds[0]), scored(tmp_path, "a1", a1, sampler=seeds[1])]
+    b = [scored(tmp_path, "b0", b0, sampler=seeds[0]), scored(tmp_path, "b1", b1[perm], puzzles=perm, sampler=seeds[1])]
+    c = compare_results(a, b)
+    assert c["paired"] and c["pairs"] == 80 and (c["a_only"], c["b_only"]) == (6, 3)
+    assert c["p_value"] == pytest.approx(sign_test_p(6, 3))
+    assert "puzzles (those of every pooled file)" in format_comparison(c)
+    with pytest.raises(SrmBenchError, match="paired file by file"):
+        compare_results(a, b[:1])
+
+
+def test_cli_pools_with_a_and_b_options(tmp_path):
+    kw = dict(task="even-pixels", split="test")
+    seeds = [{"name": "parallel", "steps": 1000, "eta": 1.0, "seed": s} for s in (0, 1)]
+    a = [scored(tmp_path, f"a{s}", np.arange(20) < 10, sampler=seeds[s], **kw) for s in (0, 1)]
+    b = [scored(tmp_path, f"b{s}", np.arange(20) < 2, sampler=seeds[s], **kw) for s in (0, 1)]
+    cli = [sys.executable, "-m", "srm_bench.cli", "compare"]
+    out = subprocess.run(cli + ["-a", str(a[0]), "-a", str(a[1]), "-b", str(b[0]), "-b", str(b[1]), "--json"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert (json.loads(out.stdout)["n_a"], json.loads(out.stdout)["a"]["value"]) == (40, 0.5)
+    for args in ([str(a[0]), str(b[0]), "-a", str(a[1])], [str(a[0]), str(a[1]), str(b[0])], ["-a", str(a[0])]):
+        bad = subprocess.run(cli + args, capture_output=True, text=True)
+        assert bad.returncode == 1 and len(bad.stderr.strip().splitlines()) == 1, (args, bad.stderr)
