@@ -46,6 +46,16 @@ def pretrained_path(name: str) -> Path:
     return path
 
 
+_SPLITS = ("easy", "medium", "hard", "test")
+
+
+def _row_order(m: dict[str, Any]) -> tuple[Any, ...]:
+    """A measured row's place in the listing: by split, sampler (parallel first), overlap, budget, then seed."""
+    split = _SPLITS.index(m["split"]) if m.get("split") in _SPLITS else len(_SPLITS)
+    return (split, m.get("split", ""), m.get("sampler") != "parallel", m.get("sampler", ""), m.get("overlap", 0.0),
+            -m.get("nfe", 0), -m.get("eta", 0.0), m.get("ramp", ""), m.get("seed", 0))
+
+
 def describe(name: str, entry: dict[str, Any]) -> list[str]:
     """Lines of ``srm-bench models`` for one model."""
     size = (WEIGHTS_DIR / entry["file"]).stat().st_size / 1e6 if (WEIGHTS_DIR / entry["file"]).exists() else float("nan")
@@ -54,7 +64,7 @@ def describe(name: str, entry: dict[str, Any]) -> list[str]:
              f"sha256 {entry['sha256'][:12]}...",
              f"  trained: {t.get('images', 0):,} images, {t.get('gpu_hours', 0)} GPU-hours on {t.get('card', '?')}",
              f"  status: {entry.get('status', '')}"]
-    for m in entry.get("measured", []):
+    for m in sorted(entry.get("measured", []), key=_row_order):
         ci = f" [{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}]" if m.get("ci95") else ""
         sampler = (m["sampler"] + (f" +overlap {m['overlap']:g}" if m.get("overlap") else "")
                    + (f" ({m['ramp']} ramp)" if m.get("ramp") else "") + (f", seed {m['seed']}" if m.get("seed") else ""))

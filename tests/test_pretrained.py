@@ -49,6 +49,22 @@ def test_a_changed_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         pretrained.pretrained_path("srm-nothing")
 
 
+def test_models_lists_measured_rows_in_order() -> None:
+    """`srm-bench models` lists a model's rows by split, sampler (parallel first), overlap, budget and seed, whatever
+    order the catalogue holds them in (shipping writes them in the order the result files came)."""
+    rows = [dict(split="test", sampler=s, overlap=o, nfe=n, eta=1.0, count=500, accuracy=0.1, where="x", seed=seed)
+            for s, o, n, seed in (("random", 0.95, 1000, 1), ("predicted", 0.5, 1000, 0), ("parallel", 0.0, 1000, 0),
+                                  ("random", 0.95, 1000, 0), ("predicted", 0.95, 100, 0), ("predicted", 0.95, 1000, 0))]
+    entry = {"file": "none.safetensors", "sha256": "0" * 64, "task": "even-pixels", "baseline": "srm", "preset": "p",
+             "trained": {}, "status": "", "measured": rows}
+    import re
+
+    listed = [re.match(r"\s+test\s+(.*?)\s+(\d+) NFE", line).groups() for line in pretrained.describe("m", entry)[3:]]
+    assert listed == [("parallel", "1000"), ("predicted +overlap 0.5", "1000"), ("predicted +overlap 0.95", "1000"),
+                      ("predicted +overlap 0.95", "100"), ("random +overlap 0.95", "1000"),
+                      ("random +overlap 0.95, seed 1", "1000")]
+
+
 def test_models_command_and_sample_pretrained(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from srm_bench.cli import main
 
