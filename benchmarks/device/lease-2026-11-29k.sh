@@ -4,7 +4,7 @@
 # ~1-2 steps/s (its ranker read a new batch size every step; fixed) and stopped at step 108,400 on a log.csv without a
 # header (fixed), so it continues alone with `race` (next session: `bash benchmarks/device/lease-2026-11-29k.sh race`
 # every call with JUDGE_MIN_S=240, so that the call in which o-g16r reaches 112,000 also judges it: four rows at once
-# took 112 s and the probes about a minute in lease 2026-11-29l; carry runs/o-g16d.safetensors and
+# took 112 s, and the whole `dose` call with 500 steps, probes and rows 252 s, in lease 2026-11-29l; carry runs/o-g16d.safetensors and
 # runs/o-g16r.safetensors restored by campaign.sh).
 # The completion race (lease h, run as lease 2026-11-29i) annealed the 213.0M-image o-g16s 4,000 steps with completion
 # states on half its rows: o-g16c (step 108,000, 221.2M images) drew random order + overlap 0.95 at 0.393 over four
