@@ -1,11 +1,12 @@
 # Lease k of 2026-11-29 (planned in the thirty-sixth session; run as lease 2026-11-29l in the thirty-seventh, calls 1-2
 # `go`, call 3 `dose`, calls 4-5 `go`: docs/runs/lease-2026-11-29l/output.txt): the shipped Even Pixels SRM's missing
-# rows, then a race for predicted order. The sweep, the reproduction and o-g16d ran and are judged; o-g16r trained at
-# ~1-2 steps/s (its ranker read a new batch size every step; fixed) and stopped at step 108,400 on a log.csv without a
-# header (fixed), so it continues alone with `race` (next session: `bash benchmarks/device/lease-2026-11-29k.sh race`
-# every call with JUDGE_MIN_S=240, so that the call in which o-g16r reaches 112,000 also judges it: four rows at once
-# took 112 s, and the whole `dose` call with 500 steps, probes and rows 252 s, in lease 2026-11-29l; carry runs/o-g16d.safetensors and
-# runs/o-g16r.safetensors restored by campaign.sh).
+# rows, then a race for predicted order. The sweep, the reproduction and o-g16d ran and are judged. o-g16r trained at
+# ~1-2 steps/s (likely because its ranker read a new batch size every step; it now reads one shape) and stopped at step
+# 108,400 on a log.csv without a header (fixed), so it continues alone with `race`. Next session, every call:
+#   export JUDGE_MIN_S=240; bash benchmarks/device/lease-2026-11-29k.sh race
+# (with T0, END and LEASE as below; carry runs/o-g16d.safetensors and runs/o-g16r.safetensors, restored by
+# campaign.sh). JUDGE_MIN_S 240 lets the call in which o-g16r reaches 112,000 judge it too: in lease 2026-11-29l four
+# rows at once took 112 s, and the whole `dose` call (500 steps, probes, four rows) 252 s.
 # The completion race (lease h, run as lease 2026-11-29i) annealed the 213.0M-image o-g16s 4,000 steps with completion
 # states on half its rows: o-g16c (step 108,000, 221.2M images) drew random order + overlap 0.95 at 0.393 over four
 # seeds (o-g16s 0.317, its control o-g16h 0.340) and 0.468 at overlap 0.9, predicted order at 0.357 (0.353 / 0.347):
