@@ -15,10 +15,11 @@ _NO_COMMITTED = click.option("--no-committed", is_flag=True,
                              help="Leave out the checkout's committed leaderboard/results/.")
 
 
-def _frame(results: tuple[Path, ...], no_paper: bool, no_committed: bool):
-    from .store import default_dirs, load_frame
+def _frame(results: tuple[Path, ...], no_paper: bool, no_committed: bool, shipped: bool = False):
+    from .store import default_dirs, load_frame, shipped_only
 
-    return load_frame(default_dirs(results, paper=not no_paper, checkout=not no_committed))
+    frame = load_frame(default_dirs(results, paper=not no_paper, checkout=not no_committed))
+    return shipped_only(frame) if shipped else frame
 
 
 def _write_text(text: str, out: Path | None) -> None:
@@ -41,6 +42,7 @@ def _write_text(text: str, out: Path | None) -> None:
         "  srm-bench leaderboard -r results/ --format latex      # your results too, as LaTeX\n"
         "  srm-bench leaderboard --format csv > all.csv          # one row per result, every metric\n"
         "  srm-bench leaderboard --appendix -o leaderboard/LEADERBOARD.md   # regenerate the committed page\n"
+        "  srm-bench leaderboard --shipped -r results/           # yours beside the paper's and our shipped models'\n"
         "  srm-bench leaderboard --verify -r results/            # check every result; exit 1 if any fails\n"
         "  srm-bench leaderboard --site out/site                 # a static site: sortable tables, details, plots\n"
     ),
@@ -52,6 +54,9 @@ def _write_text(text: str, out: Path | None) -> None:
 @click.option("--appendix", is_flag=True, help="Also show the paper's appendix ablations (eta, DiT, cosine, LLMs...).")
 @_NO_PAPER
 @_NO_COMMITTED
+@click.option("--shipped", is_flag=True,
+              help="Of our baselines, show only the rows of the shipped models ('srm-bench models'): the paper's "
+                   "figures, your results and those, instead of every run of our campaigns.")
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
               help="Write to this file (replaced atomically) instead of standard output.")
 @click.option("--verify", is_flag=True,
@@ -62,7 +67,7 @@ def _write_text(text: str, out: Path | None) -> None:
                    "tables, a detail view per row, the result files, plots) instead of a table; opens from the file "
                    "system or any static host. An earlier site there is replaced.")
 def leaderboard(task: str | None, results: tuple[Path, ...], fmt: str, appendix: bool, no_paper: bool,
-                no_committed: bool, out: Path | None, verify: bool, site: Path | None) -> None:
+                no_committed: bool, shipped: bool, out: Path | None, verify: bool, site: Path | None) -> None:
     """Every result side by side with the paper's figures, in the paper's table layouts.
 
     Reads the packaged paper figures, the checkout's leaderboard/results/ and every --results
@@ -73,6 +78,8 @@ def leaderboard(task: str | None, results: tuple[Path, ...], fmt: str, appendix:
     Results from different evaluator versions, datasets, background sources or sample counts
     never share a cell: they get their own rows.
     """
+    if shipped and (site is not None or verify):
+        raise click.UsageError("--shipped filters the tables; it does not combine with --site or --verify")
     if site is not None:
         if verify or out is not None:
             raise click.UsageError("--site writes a folder; it does not combine with --verify or --out")
@@ -97,7 +104,7 @@ def leaderboard(task: str | None, results: tuple[Path, ...], fmt: str, appendix:
         return
     from .tables import render
 
-    frame = _frame(results, no_paper, no_committed)
+    frame = _frame(results, no_paper, no_committed, shipped)
     _write_text(render(frame, fmt, task=task, appendix=appendix), out)
 
 

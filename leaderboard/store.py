@@ -587,3 +587,21 @@ def load_frame(dirs: Iterable[str | Path], *, merge_paper: bool = True) -> pd.Da
     """``load_entries`` then ``to_frame`` (folding repeated paper figures by default)."""
     entries = load_entries(dirs)
     return to_frame(merge_paper_duplicates(entries) if merge_paper else entries)
+
+
+def shipped_only(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` without the rows of our baselines whose weights are not a shipped model's (``srm-bench models``):
+    the paper's figures, other results and the shipped models' rows stay.
+
+    Example:
+        >>> frame = pd.DataFrame({"provenance": ["paper", "baseline", "baseline", "user"],
+        ...                       "checkpoint": [None, "0" * 12, None, None]})
+        >>> list(shipped_only(frame)["provenance"])
+        ['paper', 'user']
+    """
+    from srm_bench.baselines.pretrained import catalogue
+
+    pins = {entry["sha256"][:12] for entry in catalogue().values()}
+    ours = frame["provenance"] == "baseline"
+    return frame[~ours | frame["checkpoint"].isin(pins)].reset_index(drop=True)
+

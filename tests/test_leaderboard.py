@@ -350,6 +350,29 @@ def test_cli_warns_per_bad_file_without_traceback(tmp_path):
     assert bad.returncode == 1 and "no such results directory" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_shipped_keeps_the_paper_yours_and_the_shipped_models_rows(tmp_path):
+    """--shipped: of the committed baselines only the rows whose weights are a shipped model's stay (here the shipped
+    Even Pixels SRM's, not its DDPM's nor the runs it replaced); the paper's figures and a user's result stay too."""
+    from srm_bench.baselines.pretrained import catalogue
+
+    d = tmp_path / "res"
+    write(d, "mine.json", make_result("even-pixels", "test", sampler={"name": "parallel", "eta": 1.0, "steps": 1000}))
+    cli = [sys.executable, "-m", "srm_bench.cli", "leaderboard", "--task", "even-pixels", "--format", "csv",
+           "--results", str(d)]
+    every = pd.read_csv(io.StringIO(subprocess.run(cli, capture_output=True, text=True, timeout=120).stdout))
+    out = subprocess.run(cli + ["--shipped"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    kept = pd.read_csv(io.StringIO(out.stdout))
+    pin = catalogue()["srm-even-pixels"]["sha256"][:12]
+    ours = kept[kept["provenance"] == "baseline"]
+    assert len(ours) > 0 and set(ours["checkpoint"]) == {pin}
+    assert len(every[(every["provenance"] == "baseline") & (every["checkpoint"] != pin)]) > 0  # dropped by the flag
+    assert len(kept[kept["provenance"] == "paper"]) == len(every[every["provenance"] == "paper"]) > 0
+    assert "srm-small" in set(kept["model"])  # the user's result
+    bad = subprocess.run(cli + ["--shipped", "--verify"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode != 0 and "--shipped" in bad.stderr
+
+
 def test_machine_readable_and_typeset_formats(tmp_path):
     d = tmp_path / "res"
     write(d, "a.json", make_result(correct=400))
