@@ -33,6 +33,11 @@ def _write_text(text: str, out: Path | None) -> None:
     click.echo(f"wrote {out}", err=True)
 
 
+_SHIPPED = click.option("--shipped", is_flag=True,
+                        help="Of our baselines, show only the rows of the shipped models ('srm-bench models'): the "
+                             "paper's figures, your results and those, instead of every run of our campaigns.")
+
+
 @click.command(
     "leaderboard",
     epilog=(
@@ -54,9 +59,7 @@ def _write_text(text: str, out: Path | None) -> None:
 @click.option("--appendix", is_flag=True, help="Also show the paper's appendix ablations (eta, DiT, cosine, LLMs...).")
 @_NO_PAPER
 @_NO_COMMITTED
-@click.option("--shipped", is_flag=True,
-              help="Of our baselines, show only the rows of the shipped models ('srm-bench models'): the paper's "
-                   "figures, your results and those, instead of every run of our campaigns.")
+@_SHIPPED
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
               help="Write to this file (replaced atomically) instead of standard output.")
 @click.option("--verify", is_flag=True,
@@ -168,16 +171,18 @@ def plot() -> None:
 @_RESULTS
 @_NO_PAPER
 @_NO_COMMITTED
+@_SHIPPED
 @click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="PNG to write.")
 def plot_difficulty_cmd(task: str, metric: str, results: tuple[Path, ...], no_paper: bool, no_committed: bool,
-                        out: Path) -> None:
+                        shipped: bool, out: Path) -> None:
     """Accuracy per difficulty, one bar per model and sampler, with 95% error bars.
 
-    Example: srm-bench plot difficulty --task sudoku -r results/ -o acc.png
+    Example: srm-bench plot difficulty --task sudoku -r results/ --shipped -o acc.png
     """
     from .plots import plot_difficulty
 
-    click.echo(f"wrote {plot_difficulty(_frame(results, no_paper, no_committed), task, out, metric=metric, paper=not no_paper)}")
+    frame = _frame(results, no_paper, no_committed, shipped)
+    click.echo(f"wrote {plot_difficulty(frame, task, out, metric=metric, paper=not no_paper)}")
 
 
 @plot.command("overlap")
@@ -187,16 +192,18 @@ def plot_difficulty_cmd(task: str, metric: str, results: tuple[Path, ...], no_pa
 @_RESULTS
 @_NO_PAPER
 @_NO_COMMITTED
+@_SHIPPED
 @click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="PNG to write.")
 def plot_overlap_cmd(task: str, split: str | None, metric: str, results: tuple[Path, ...], no_paper: bool,
-                     no_committed: bool, out: Path) -> None:
+                     no_committed: bool, shipped: bool, out: Path) -> None:
     """Accuracy vs overlap per order (the paper's Figure 6), from results that record sampler.overlap.
 
-    Example: srm-bench plot overlap --task even-pixels -r results/ -o overlap.png
+    Example: srm-bench plot overlap --task even-pixels --shipped -r results/ -o overlap.png
     """
     from .plots import plot_overlap
 
-    click.echo(f"wrote {plot_overlap(_frame(results, no_paper, no_committed), task, out, metric=metric, split=split)}")
+    frame = _frame(results, no_paper, no_committed, shipped)
+    click.echo(f"wrote {plot_overlap(frame, task, out, metric=metric, split=split)}")
 
 
 @plot.command("samples")

@@ -121,6 +121,25 @@ def test_overlap_points_pool_the_seeds_of_one_overlap(tmp_path, monkeypatch):
     assert y[1] == pytest.approx(0.36) and np.isnan(lo[1])
 
 
+def test_overlap_plot_of_the_shipped_models_draws_only_their_lines(tmp_path, monkeypatch):
+    """`srm-bench plot overlap --shipped`: of the committed baselines only the shipped Even Pixels SRM's lines (one an
+    order and budget), beside the paper's stars; without the flag, the other runs' lines too."""
+    import srm_bench.leaderboard.plots as plots
+    from srm_bench.cli import main
+
+    labels: list[list[str]] = []
+    save = plots._save
+    monkeypatch.setattr(plots, "_save", lambda fig, out, **kw: (
+        labels.append(fig.axes[0].get_legend_handles_labels()[1]), save(fig, out, **kw))[1])
+    for flags in (["--shipped"], []):
+        with pytest.raises(SystemExit) as exc:
+            main(["plot", "overlap", "--task", "even-pixels", *flags, "-o", str(tmp_path / "f.png")])
+        assert exc.value.code in (0, None)
+    shipped, every = ([x for x in got if not x.startswith("paper")] for got in labels)
+    assert len(shipped) == 3 and all("comp0.5-anneal2 " in x for x in shipped), shipped
+    assert len(every) > len(shipped) and set(shipped) <= set(every)
+
+
 @pytest.fixture()
 def scored(tmp_path):
     """Four Sudoku-sized samples, their result JSON and per-sample CSV (sample 1 breaks cells 0 and 80)."""
