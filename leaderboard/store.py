@@ -599,9 +599,9 @@ def shipped_only(frame: pd.DataFrame) -> pd.DataFrame:
         >>> list(shipped_only(frame)["provenance"])
         ['paper', 'user']
     """
-    from srm_bench.baselines.pretrained import catalogue
+    from srm_bench.registry import shipped_models
 
-    pins = {entry["sha256"][:12] for entry in catalogue().values()}
+    pins = {entry["sha256"][:12] for entry in shipped_models().values()}
     ours = frame["provenance"] == "baseline"
     return frame[~ours | frame["checkpoint"].isin(pins)].reset_index(drop=True)
 

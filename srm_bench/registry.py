@@ -54,6 +54,16 @@ class Registry(Generic[T]):
         return iter(self._entries)
 
 
+# The catalogue of the shipped baseline models (``srm-bench models``), named as a string like the tasks' code, so that a
+# subsystem that filters by it (the leaderboard's ``--shipped``) reaches it through the core, not the baselines.
+SHIPPED_MODELS = "srm_bench.baselines.pretrained:catalogue"
+
+
+def shipped_models() -> dict[str, dict[str, Any]]:
+    """The shipped baseline models' catalogue entries by name (file, sha256, task, training record, measured rows)."""
+    return resolve_entry_point(SHIPPED_MODELS)()
+
+
 def resolve_entry_point(ref: str) -> Any:
     """The object that a ``"module:attribute"`` string names (imported on call, not before)."""
     module, sep, attr = ref.partition(":")
