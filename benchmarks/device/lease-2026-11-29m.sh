@@ -16,8 +16,9 @@
 # Time: cell-aux-tpl trained at ~13k images/s on one H200, compiled, batch 512 (docs/sudoku-baselines.md); two runs
 # side by side on one GPU ~52 minutes without the graph, so two sessions of 30 device-minutes (the weights, 19 MB
 # each, carried between them); on a two-GPU kind one GPU each (~26 minutes); on four, two GPUs each under DDP.
-# Commands (carry [".whl", "runs"]; every shipped weights file set aside except the shipped Even Pixels SRM, and the
-# Counting evaluators' weights set aside; runs/ empty in the first call, then the runs' weights as joined):
+# Commands (carry [".whl", "runs"]; every shipped baseline weights file and the Counting evaluators' weights set aside:
+# the tree is then ~17 MB, and the two runs' weights 36 MB more from the second call on; runs/ empty in the first call,
+# then the runs' weights as joined):
 #   export T0=$(date +%s); export END=<budget_left_s - 60, at most 560>; export LEASE=<name>
 #   FRESH=1 bash benchmarks/device/lease-2026-11-29m.sh go     # the first call; later calls without FRESH=1
 #   bash benchmarks/device/campaign.sh join <files_at>          # after every call, in one tool block with the next
