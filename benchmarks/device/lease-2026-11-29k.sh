@@ -7,6 +7,10 @@
 # (with T0, END and LEASE as below; carry runs/o-g16d.safetensors and runs/o-g16r.safetensors, restored by
 # campaign.sh). JUDGE_MIN_S 240 lets the call in which o-g16r reaches 112,000 judge it too: in lease 2026-11-29l four
 # rows at once took 112 s, and the whole `dose` call (500 steps, probes, four rows) 252 s.
+# `cmax` (added in the thirty-seventh session, not run yet): o-g16x, the completion anneal again from o-g16c with
+# --completion-max 16, for the random-order row (0.393, its bar 0.40 inside the interval), judged on eight rows; first
+# call on a host from the shipped weights (runs/ without o-g16x), later calls from runs/o-g16x.safetensors:
+#   export JUDGE_MIN_S=300; bash benchmarks/device/lease-2026-11-29k.sh cmax
 # The completion race (lease h, run as lease 2026-11-29i) annealed the 213.0M-image o-g16s 4,000 steps with completion
 # states on half its rows: o-g16c (step 108,000, 221.2M images) drew random order + overlap 0.95 at 0.393 over four
 # seeds (o-g16s 0.317, its control o-g16h 0.340) and 0.468 at overlap 0.9, predicted order at 0.357 (0.353 / 0.347):
@@ -112,9 +116,21 @@ race)  # the next lease: o-g16r alone (its ranker now reads one batch shape) fro
   g=($(seq 0 $((NGPU - 1))))
   arm ${g[0]} g16r --sequential-order predicted > $L/g16r 2>&1
   JUDGE_JOBS=(); judge_at_095 g16r unet-s-g16-gc:seqmix1-ov0.95-pred-comp0.5-anneal3
-  once judge judge ${g[*]} > $L/judge 2>&1
+  once judge-race judge ${g[*]} > $L/judge 2>&1
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
-*) echo "usage: $0 go|dose|race" >&2; exit 2;;
+cmax)  # o-g16x: the shipped o-g16c's completion anneal again with --completion-max 16 (1-16 noisy patches in the
+  # completion rows instead of 1-4), alone to STOP, then judged against o-g16c's committed rows: predicted and random
+  # order + overlap 0.95, seeds 0-3 (docs/even-pixels-baselines.md, "Next step (after the thirty-third lease)", item 2)
+  g=($(seq 0 $((NGPU - 1))))
+  RUNS=(g16x)
+  arm ${g[0]} g16x --completion-max 16 > $L/g16x 2>&1
+  N=unet-s-g16-gc:seqmix1-ov0.95-comp0.5-k16-anneal3
+  JUDGE_JOBS=(); judge_at_095 g16x $N
+  JUDGE_JOBS+=("g16x $N :predicted@0.95 2" "g16x $N :random@0.95 2" "g16x $N :predicted@0.95 3" "g16x $N :random@0.95 3")
+  once judge-cmax judge ${g[*]} > $L/judge 2>&1
+  grep -h -v -i warn $L/* 2>/dev/null
+  ;;
+*) echo "usage: $0 go|dose|race|cmax" >&2; exit 2;;
 esac
 bash benchmarks/device/collect.sh
