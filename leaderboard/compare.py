@@ -148,7 +148,7 @@ def compare_results(path_a: str | Path | Sequence[str | Path], path_b: str | Pat
             different configurations or the same samples twice.
     """
     side_a, side_b = _side(path_a, "A"), _side(path_b, "B")
-    pa, ra, fa = side_a[0]
+    pa, ra, _ = side_a[0]
     for p, r, _f in side_a[1:] + side_b:
         _same(ra, r, pa, p)
     if metric is None:
@@ -175,16 +175,16 @@ def compare_results(path_a: str | Path | Sequence[str | Path], path_b: str | Pat
             raise SrmBenchError(f"side A has {len(side_a)} result files and side B {len(side_b)}; pooled results of "
                                 "the same puzzles are paired file by file, so give both sides as many")
         pairs = []
-        for (pa_, _ra, fa_), (pb_, _rb, fb_) in zip(side_a, side_b):
-            for f, p in ((fa_, pa_), (fb_, pb_)):
+        for (p1, _r1, f1), (p2, _r2, f2) in zip(side_a, side_b):
+            for f, p in ((f1, p1), (f2, p2)):
                 if f["puzzle"].duplicated().any():
                     raise SrmBenchError(f"{p.name} scores some puzzles more than once; a paired comparison needs one "
                                         "sample a puzzle")
-            if set(fa_["puzzle"]) != set(fb_["puzzle"]):
-                common = len(set(fa_["puzzle"]) & set(fb_["puzzle"]))
-                raise SrmBenchError(f"{pa_.name} and {pb_.name} score different puzzles ({len(fa_)} and {len(fb_)}, "
+            if set(f1["puzzle"]) != set(f2["puzzle"]):
+                common = len(set(f1["puzzle"]) & set(f2["puzzle"]))
+                raise SrmBenchError(f"{p1.name} and {p2.name} score different puzzles ({len(f1)} and {len(f2)}, "
                                     f"{common} in common); sample the same puzzles (same --split and -n) to compare them")
-            pairs.append((values(fa_), values(fb_.set_index("puzzle").loc[fa_["puzzle"]].reset_index())))
+            pairs.append((values(f1), values(f2.set_index("puzzle").loc[f1["puzzle"]].reset_index())))
         va, vb = np.concatenate([x for x, _ in pairs]), np.concatenate([y for _, y in pairs])
         test = _paired(va, vb, kind)
     else:
