@@ -1,4 +1,5 @@
-# Lease m of 2026-11-29 (planned in the thirty-seventh session; not run yet): the paper's Table 4 for Sudoku at a
+# Lease m of 2026-11-29 (planned in the thirty-seventh session; run in the thirty-eighth on one 2x H200 host, all
+# done in one session: docs/runs/lease-2026-11-29m/output.txt): the paper's Table 4 for Sudoku at a
 # telling budget, issue 11's ablation still owed (docs/sudoku-baselines.md, "Ablations at a glance": 3.1M images only).
 # The paper trains the SRM with Uniform t-bar levels and shows that independent uniform levels per patch (Diffusion
 # Forcing's) fail on hard puzzles: predicted order 0.018 against 0.516 (its Table 4, 14M images). At 3.1M images our
