@@ -46,11 +46,15 @@ def _progress(ctx: click.Context) -> bool:
                    "EMA race can span machines. Its record's ema2_from says where it began.")
 @click.option("--eval-every", type=int, default=0, show_default=True,
               help="Every N steps, sample --eval-count items (parallel and predicted order, --eval-budget NFE, "
-                   "eta 0; Even Pixels with overlap 0.95, the paper's) and log their accuracy and mean error (Even "
-                   "Pixels: the colour-count gap; Sudoku: L1) in OUT/eval.csv; 0: off.")
+                   "--eval-eta; Even Pixels with overlap 0.95, the paper's) and log their accuracy and mean error "
+                   "(Even Pixels: the colour-count gap; Sudoku: L1) in OUT/eval.csv; 0: off.")
 @click.option("--eval-count", type=int, default=64, show_default=True, help="Items per split scored at each evaluation.")
 @click.option("--eval-splits", default=None, help="Comma-separated splits to evaluate [sudoku: easy,medium; others: test].")
 @click.option("--eval-budget", type=int, default=100, show_default=True, help="NFE of the samplers at evaluation.")
+@click.option("--eval-eta", type=float, default=0.0, show_default=True,
+              help="eta of the samplers at evaluation: 0 is deterministic (cheap, steady at few NFE); 1 with "
+                   "--eval-budget 1000 is the paper's tables' protocol. They can rank two recipes differently: "
+                   "docs/sudoku-baselines.md, 'Table 4 at 20.5M images'.")
 @click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="Run directory (checkpoint, log.csv).")
 @click.option("--steps", type=int, default=None, help="Training steps [preset].")
 @click.option("--batch-size", type=int, default=None, help="Effective batch over all processes [preset].")
@@ -140,7 +144,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
           train_items: int | None, compile_: bool | None, cuda_graph: bool | None, compile_cache: Path | None,
           render_workers: int | None, bf16: bool | None, resume: bool, max_minutes: float | None, stop_at: float | None,
           device: str | None, init: Path | None, init_ema2: Path | None, eval_every: int, eval_count: int, eval_splits: str | None,
-          eval_budget: int) -> None:
+          eval_budget: int, eval_eta: float) -> None:
     """Train the SRM or the DDPM baseline on a task (DDP under torchrun)."""
     from srm_bench.errors import SrmBenchError
 
@@ -172,6 +176,8 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
     TSamplingConfig(**cfg.tsampling).validate()  # before anything is written
     if eval_every < 0 or eval_count < 1 or eval_budget < 1:
         raise SrmBenchError("--eval-every must be >= 0, --eval-count and --eval-budget >= 1")
+    if not 0 <= eval_eta <= 1:  # NaN fails too
+        raise SrmBenchError(f"--eval-eta must be in [0, 1] (0: deterministic, 1: the paper's protocol), got {eval_eta}")
     from .streams import STREAMS
 
     if data is None and task not in STREAMS:
@@ -193,7 +199,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
     summary = run_train(cfg, data, out, device=device, resume=resume, max_minutes=max_minutes, stop_at=stop_at,
                         progress=_progress(ctx),
                         init=init, init_ema2=init_ema2, eval_every=eval_every, eval_count=eval_count, eval_splits=splits,
-                        eval_budget=eval_budget, compile_cache=compile_cache, render_workers=render_workers)
+                        eval_budget=eval_budget, eval_eta=eval_eta, compile_cache=compile_cache, render_workers=render_workers)
     click.echo(json.dumps(summary))
     import torch.distributed as tdist
 

@@ -48,7 +48,9 @@ CSV_FIELDS = ["step", "images", "loss", "mse", "vlb", "nll", "cls", "lr", "grad_
 # ``error``: the mean of the task's error metric where its evaluator has one (Even Pixels: the
 # paper's #E, the colour-count gap; Sudoku: L1), a finer progress signal than accuracy on a few
 # samples (docs/even-pixels-baselines.md, second lease).
-EVAL_FIELDS = ["step", "images", "gpu_hours", "split", "sampler", "count", "accuracy", "error", "elapsed_s"]
+# nfe and eta came later: a run resumed from an older eval.csv keeps its rows, with these blank (CsvLog)
+EVAL_FIELDS = ["step", "images", "gpu_hours", "split", "sampler", "count", "accuracy", "error", "elapsed_s", "nfe",
+               "eta"]
 ERROR_SCORES = ("error", "l1")
 WEIGHTS_FILE = "weights.safetensors"
 WEIGHTS_EMA2_FILE = "weights-ema2.safetensors"  # the second EMA (--ema-decay2)
@@ -200,24 +202,25 @@ def load_weights(path: str | Path) -> tuple[dict[str, torch.Tensor], TrainConfig
     return {k: (v.float() if v.is_floating_point() else v) for k, v in state.items()}, cfg, record
 
 
-def eval_samplers(budget: int = 100, class_head: bool = False, overlap: float = 0.0) -> dict[str, Any]:
+def eval_samplers(budget: int = 100, class_head: bool = False, overlap: float = 0.0, eta: float = 0.0) -> dict[str, Any]:
     """The samplers scored during training: parallel and predicted order (with ``overlap``),
-    ``budget`` NFE, deterministic (eta 0, the reference code's predicted-order protocol); for a
-    model with a class head also predicted order ranked by the class entropy (``predicted-entropy``)."""
+    ``budget`` NFE, at ``eta`` (0: deterministic, the reference code's predicted-order protocol;
+    1: the paper's tables' protocol); for a model with a class head also predicted order ranked
+    by the class entropy (``predicted-entropy``)."""
     from .schedules import SamplerConfig
 
-    samplers = {"parallel": SamplerConfig(name="parallel", steps=budget, eta=0.0),
-                "predicted": SamplerConfig(name="sequential", order="predicted", steps=budget, eta=0.0, overlap=overlap)}
+    samplers = {"parallel": SamplerConfig(name="parallel", steps=budget, eta=eta),
+                "predicted": SamplerConfig(name="sequential", order="predicted", steps=budget, eta=eta, overlap=overlap)}
     if class_head:
-        samplers["predicted-entropy"] = SamplerConfig(name="sequential", order="predicted", steps=budget, eta=0.0,
+        samplers["predicted-entropy"] = SamplerConfig(name="sequential", order="predicted", steps=budget, eta=eta,
                                                       overlap=overlap, uncertainty="entropy")
     return samplers
 
 
 def evaluate_model(model: torch.nn.Module, cfg: TrainConfig, device: str, *, count: int, splits: tuple[str, ...],
-                   budget: int = 100, batch_size: int = 256) -> list[dict[str, Any]]:
-    """Sample ``count`` items of each split with :func:`eval_samplers` and score them with the
-    task's evaluator; one row (split, sampler, count, accuracy) per pair.
+                   budget: int = 100, eta: float = 0.0, batch_size: int = 256) -> list[dict[str, Any]]:
+    """Sample ``count`` items of each split with :func:`eval_samplers` (``budget`` NFE, ``eta``) and
+    score them with the task's evaluator; one row (split, sampler, count, accuracy, nfe, eta) per pair.
 
     Raises:
         SrmBenchError: the task has no evaluator.
@@ -245,13 +248,14 @@ def evaluate_model(model: torch.nn.Module, cfg: TrainConfig, device: str, *, cou
             known = np.asarray(ds.items["mask"][indices], dtype=bool).reshape(len(indices), -1)
         # Predicted order with the paper's overlap for the task (Even Pixels: 0.95; without it
         # that task scores ~0 at any stage of training, docs/even-pixels-baselines.md).
-        for name, sampler in eval_samplers(budget, bool(cfg.model.get("classes", 0)), spec.paper_overlap).items():
+        for name, sampler in eval_samplers(budget, bool(cfg.model.get("classes", 0)), spec.paper_overlap, eta).items():
             if cfg.baseline == "ddpm" and name != "parallel":
                 continue
             images = sample_images(model, cfg, sampler, indices, seed=0, device=device, batch_size=batch_size,
                                    given=given, known=known)
             scores = evaluator.score(images, reference=ds, index=indices if ds is not None else None)
-            row = {"split": split, "sampler": name, "count": len(indices), "accuracy": float(np.mean(scores["accuracy"]))}
+            row = {"split": split, "sampler": name, "count": len(indices), "accuracy": float(np.mean(scores["accuracy"])),
+                   "nfe": sampler.steps, "eta": sampler.eta}
             err = next((k for k in ERROR_SCORES if k in scores), None)
             if err is not None:
                 row["error"] = float(np.mean(scores[err]))
@@ -747,7 +751,7 @@ def save_compile_cache(path: Path) -> int:
 def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path, *, device: str | None = None,
           resume: bool = True, max_minutes: float | None = None, progress: bool = True, init: str | Path | None = None,
           eval_every: int = 0, eval_count: int = 64, eval_splits: tuple[str, ...] | None = None,
-          eval_budget: int = 100, compile_cache: str | Path | None = None,
+          eval_budget: int = 100, eval_eta: float = 0.0, compile_cache: str | Path | None = None,
           render_workers: int | None = None, init_ema2: str | Path | None = None,
           stop_at: float | None = None) -> dict[str, Any]:
     """Train (or resume, or continue from weights) a baseline.
@@ -777,7 +781,7 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
             them instead of starting again from ``init``. Ignored when ``out/last.pt`` is resumed.
         eval_every: every this many steps (and at the end), sample ``eval_count`` items of
             each of ``eval_splits`` with the parallel and predicted-order samplers at
-            ``eval_budget`` NFE on rank 0 and log their accuracy in ``out/eval.csv``.
+            ``eval_budget`` NFE and eta ``eval_eta`` on rank 0 and log their accuracy in ``out/eval.csv``.
         compile_cache: with ``cfg.compile``, a file of torch.compile's artifacts: loaded before
             the first compilation when it exists, and written (rank 0) once the first step (or
             the graph's capture) has compiled. A fresh machine of the same kind then skips most
@@ -936,7 +940,8 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
             if rank != 0:
                 return
             rec = current_record(step)
-            rows = evaluate_model(state.ema, cfg, str(dev), count=eval_count, splits=splits, budget=eval_budget)
+            rows = evaluate_model(state.ema, cfg, str(dev), count=eval_count, splits=splits, budget=eval_budget,
+                                  eta=eval_eta)
             for row in rows:
                 eval_log.write({"step": step, "images": rec["images"], "gpu_hours": rec["gpu_hours"], **row,
                                 "accuracy": f"{row['accuracy']:.4f}",

@@ -387,19 +387,27 @@ def plot_training(runs: list[str | Path], out: str | Path, *, labels: list[str] 
     axes = fig.subplots(1, 1 + len(splits), squeeze=False)[0]
     ax_loss, acc_axes = axes[0], dict(zip(splits, axes[1:]))
     samplers: dict[str, LineStyle] = {}
+    settings: dict[str, set[str]] = {split: set() for split in splits}  # the samplers' NFE and eta, where logged
     for name, log, ev in zip(names, logs, evals):
         line, = ax_loss.plot(log["images"], log["mse"], label=name)
         if ev is None:
             continue
-        for (split, sampler), part in ev.groupby(["split", "sampler"], sort=True):
+        for col in ("nfe", "eta"):  # logs written before these columns existed
+            if col not in ev.columns:
+                ev[col] = np.nan
+        # a line joins only rows scored alike: a run whose evaluations changed NFE or eta gets one line per setting
+        for (split, sampler, nfe, eta), part in ev.groupby(["split", "sampler", "nfe", "eta"], sort=True, dropna=False):
             style = samplers.setdefault(str(sampler), SAMPLER_STYLES.get(str(sampler), "-."))
             acc_axes[split].plot(part["images"], part["accuracy"], style, marker="o", markersize=3,
                                  color=line.get_color())
+            settings[split].add("" if pd.isna(nfe) or pd.isna(eta) else f"{nfe:g} NFE, eta {eta:g}")
     ax_loss.set(xlabel="training images", ylabel="velocity MSE", title="loss", yscale="log")
     ax_loss.legend(fontsize=8, title="run", title_fontsize=8)
     for split, ax in acc_axes.items():
-        ax.set(xlabel="training images", ylabel="accuracy", title=f"accuracy during training: {split}",
-               ylim=(-0.02, 1.02))
+        how = settings[split]
+        ax.set(xlabel="training images", ylabel="accuracy", ylim=(-0.02, 1.02),
+               title=f"accuracy during training: {split}" + (f" ({next(iter(how))})" if len(how) == 1 and "" not in how
+                                                              else ""))
     if acc_axes:
         from matplotlib.lines import Line2D
 

@@ -911,6 +911,34 @@ def test_evaluation_during_training_uses_the_task_overlap(monkeypatch: pytest.Mo
     assert eval_samplers(100)["predicted"].overlap == 0.0
 
 
+def test_the_gauge_samples_at_the_eta_asked_and_logs_its_settings(monkeypatch, tmp_path: Path, capsys) -> None:
+    """--eval-eta reaches every sampler scored during training (0 unless asked: the old gauge), and each row says
+    at which NFE and eta it was scored; a value outside [0, 1] is refused before anything is written."""
+    import srm_bench.baselines.inference as inference
+    from srm_bench.baselines.train import EVAL_FIELDS, evaluate_model
+
+    seen: list = []
+
+    def fake_sample(model, cfg, sampler, indices, **kw):
+        seen.append(sampler)
+        return np.zeros((len(indices), 32, 32, 3), np.uint8)
+
+    monkeypatch.setattr(inference, "sample_images", fake_sample)
+    cfg = make_config("even-pixels", "srm", "tiny")
+    model = build_model(cfg.arch, cfg.model)
+    rows = evaluate_model(model, cfg, "cpu", count=2, splits=("test",), budget=64, eta=1.0)
+    assert [s.eta for s in seen] == [1.0, 1.0] and [(r["nfe"], r["eta"]) for r in rows] == [(64, 1.0), (64, 1.0)]
+    seen.clear()
+    rows = evaluate_model(model, cfg, "cpu", count=2, splits=("test",), budget=64)
+    assert [s.eta for s in seen] == [0.0, 0.0] and {r["eta"] for r in rows} == {0.0}
+    assert EVAL_FIELDS[-2:] == ["nfe", "eta"]
+    for bad in ("1.5", "-0.1", "nan"):
+        code, err = run_cli(["train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o",
+                             str(tmp_path / "r"), "--eval-every", "2", "--eval-eta", bad], capsys)
+        assert code == 1 and "--eval-eta must be in [0, 1]" in err and err.strip().count("\n") == 0
+        assert not (tmp_path / "r").exists()
+
+
 def test_dit_s14_has_four_tokens_per_sudoku_cell() -> None:
     import torch
 

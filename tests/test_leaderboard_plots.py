@@ -234,6 +234,34 @@ def test_plot_commands_from_the_cli(tmp_path, capsys):
     assert err.count("\n") == 1 and "numeric sampler.overlap" in err
 
 
+def test_plot_training_joins_only_rows_scored_alike_and_names_the_setting(tmp_path: Path, monkeypatch) -> None:
+    """eval.csv rows of one sampler scored at two NFE/eta settings are two lines, not one; a panel whose rows share
+    one setting names it in its title, and a log from before these columns existed is drawn as before."""
+    import srm_bench.leaderboard.plots as plots
+
+    figs: list = []
+    monkeypatch.setattr(plots, "_save", lambda fig, out, **kw: figs.append(fig) or Path(out))
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "log.csv").write_text("step,images,loss,mse\n1,256,1.0,0.9\n2,512,0.5,0.4\n")
+    head = "step,images,gpu_hours,split,sampler,count,accuracy,error,elapsed_s,nfe,eta\n"
+    (run / "eval.csv").write_text(head + "1,256,0.01,hard,predicted,4,0.25,1,3,200,0.0\n"
+                                  "2,512,0.01,hard,predicted,4,0.5,1,3,200,0.0\n")
+    plots.plot_training([run], tmp_path / "a.png")
+    acc = figs[-1].axes[1]
+    assert len(acc.lines) == 1 and acc.get_title() == "accuracy during training: hard (200 NFE, eta 0)"
+    with open(run / "eval.csv", "a") as f:
+        f.write("2,512,0.01,hard,predicted,4,0.125,1,9,1000,1.0\n")
+    plots.plot_training([run], tmp_path / "b.png")
+    acc = figs[-1].axes[1]
+    assert len(acc.lines) == 2 and acc.get_title() == "accuracy during training: hard"
+    (run / "eval.csv").write_text("step,images,gpu_hours,split,sampler,count,accuracy,elapsed_s\n"
+                                  "1,256,0.01,hard,predicted,4,0.25,3\n2,512,0.01,hard,predicted,4,0.5,3\n")
+    plots.plot_training([run], tmp_path / "c.png")
+    acc = figs[-1].axes[1]
+    assert len(acc.lines) == 1 and acc.get_title() == "accuracy during training: hard"
+
+
 def test_plot_training_draws_runs_and_refuses_other_folders(tmp_path: Path) -> None:
     from srm_bench.leaderboard.plots import plot_training
 

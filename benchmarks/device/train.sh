@@ -1,6 +1,6 @@
 # One training call of a baseline campaign on the GPU machine (runs kept in /tmp/runs between
 # calls of one machine). Usage:
-#   [TASK=sudoku] [NPROC=4] [GPUS=0,1] [PORT=29500] [COMPILE=1] [EVAL_BUDGET=200] [EVAL_EVERY=1000] \
+#   [TASK=sudoku] [NPROC=4] [GPUS=0,1] [PORT=29500] [COMPILE=1] [EVAL_BUDGET=200] [EVAL_ETA=0] [EVAL_EVERY=1000] \
 #   [EVAL_SPLITS=easy,medium,hard] [BASELINE=srm] [RUN=PRESET] [WEIGHTS=1] \
 #     bash benchmarks/device/train.sh PRESET MINUTES [INIT] [extra train args]
 # (benchmarks/device/sudoku_cell.sh is this with TASK=sudoku.) EVAL_SPLITS defaults to
@@ -58,7 +58,7 @@ go() {
   [ -n "${DEADLINE:-}" ] && set -- --stop-at $(( DEADLINE - ${SAVE_S:-20} )) "$@"
   "${guard[@]}" "${launch[@]}" -q train --baseline "${BASELINE:-srm}" --task $task --preset $preset -o $run \
     --eval-every "${EVAL_EVERY:-1000}" --eval-count 64 --eval-splits $splits \
-    --eval-budget "${EVAL_BUDGET:-200}" "$@"
+    --eval-budget "${EVAL_BUDGET:-200}" --eval-eta "${EVAL_ETA:-0}" "$@"
 }
 if [ "${COMPILE:-0}" = 1 ]; then
   lines=$( (wc -l < $run/train.log) 2>/dev/null || echo 0)
