@@ -11,6 +11,10 @@
 # --completion-max 16, for the random-order row (0.393, its bar 0.40 inside the interval), judged on eight rows; first
 # call on a host from the shipped weights (runs/ without o-g16x), later calls from runs/o-g16x.safetensors:
 #   export JUDGE_MIN_S=300; bash benchmarks/device/lease-2026-11-29k.sh cmax
+# Beside lease n's DDPM on a two-GPU host (its second session, when only the DDPM chain is left), one call runs both
+# (setup first, so that the two scripts do not install the package at once on a fresh host):
+#   bash -c 'source benchmarks/device/setup.sh'; bash benchmarks/device/lease-2026-11-29n.sh ddpm > /tmp/n.log 2>&1 &
+#   EP_GPUS=1 JUDGE_MIN_S=300 bash benchmarks/device/lease-2026-11-29k.sh cmax; wait; cat /tmp/n.log
 # The completion race (lease h, run as lease 2026-11-29i) annealed the 213.0M-image o-g16s 4,000 steps with completion
 # states on half its rows: o-g16c (step 108,000, 221.2M images) drew random order + overlap 0.95 at 0.393 over four
 # seeds (o-g16s 0.317, its control o-g16h 0.340) and 0.468 at overlap 0.9, predicted order at 0.357 (0.353 / 0.347):
@@ -92,9 +96,13 @@ judge() {  # GPU...: once both arms reached STOP, where each one's last patch is
   done
   EVAL_PER_GPU=${EVAL_PER_GPU:-4} race_judge $G16C "$@"
 }
+gpus() {  # the GPUs this script may use: EP_GPUS (e.g. "1", to leave GPU 0 to another lease script running beside
+  # it in the same call: lease-2026-11-29n.sh's DDPM), else all
+  echo ${EP_GPUS:-$(seq 0 $((NGPU - 1)))}
+}
 case $1 in
 go)
-  g=($(seq 0 $((NGPU - 1))))
+  g=($(gpus))
   once sweep sweep ${g[*]} > $L/sweep 2>&1
   arm ${g[0]} g16d > $L/g16d 2>&1 &
   arm ${g[$(( NGPU > 1 ? 1 : 0 ))]} g16r --sequential-order predicted > $L/g16r 2>&1 &
@@ -104,7 +112,7 @@ go)
   ;;
 dose)  # o-g16d alone to STOP, then judged against o-g16c without o-g16r: o-g16r trained at ~1.4 steps/s beside
   # o-g16d's ~6 in the second call (its predicted-order mix runs outside the graph), so it waits for a faster mix
-  g=($(seq 0 $((NGPU - 1))))
+  g=($(gpus))
   arm ${g[0]} g16d > $L/g16d 2>&1
   RUNS=(g16d); JUDGE_JOBS=(); judge_at_095 g16d unet-s-g16-gc:seqmix1-ov0.95-comp0.5-anneal3
   once judge judge ${g[*]} > $L/judge 2>&1
@@ -113,7 +121,7 @@ dose)  # o-g16d alone to STOP, then judged against o-g16c without o-g16r: o-g16r
 race)  # the next lease: o-g16r alone (its ranker now reads one batch shape) from its 108,400 to STOP, then judged as
   # planned beside o-g16d, whose rows are committed: origin probes of o-g16c, o-g16d and o-g16r, the completion
   # probe, o-g16r's four rows (carry runs/o-g16d.safetensors and runs/o-g16r.safetensors)
-  g=($(seq 0 $((NGPU - 1))))
+  g=($(gpus))
   arm ${g[0]} g16r --sequential-order predicted > $L/g16r 2>&1
   JUDGE_JOBS=(); judge_at_095 g16r unet-s-g16-gc:seqmix1-ov0.95-pred-comp0.5-anneal3
   once judge-race judge ${g[*]} > $L/judge 2>&1
@@ -122,7 +130,7 @@ race)  # the next lease: o-g16r alone (its ranker now reads one batch shape) fro
 cmax)  # o-g16x: the shipped o-g16c's completion anneal again with --completion-max 16 (1-16 noisy patches in the
   # completion rows instead of 1-4), alone to STOP, then judged against o-g16c's committed rows: predicted and random
   # order + overlap 0.95, seeds 0-3 (docs/even-pixels-baselines.md, "Next step (after the thirty-third lease)", item 2)
-  g=($(seq 0 $((NGPU - 1))))
+  g=($(gpus))
   RUNS=(g16x)
   arm ${g[0]} g16x --completion-max 16 > $L/g16x 2>&1
   N=unet-s-g16-gc:seqmix1-ov0.95-comp0.5-k16-anneal3

@@ -33,6 +33,8 @@
 # On a fresh host of a later session, DONE="rows-t4d rows-t4u6" (the scoring steps whose results are committed) keeps
 # them from being scored again.
 #   bash benchmarks/device/campaign.sh save runs/o-t4d.safetensors runs/o-t4u6.safetensors ...   # at the session's end
+# Once o-t4u6 is scored, `ddpm` runs the DDPM chain alone, on DDPM_GPU [0], and lease-2026-11-29k.sh's header says how
+# its `cmax` runs beside it on the other GPU in the same calls.
 source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
 R=/tmp/results; W=/tmp/runs
@@ -76,7 +78,8 @@ scored() {  # K: scoring step K came back in an earlier call (DONE="rows-t4d ...
 }
 ddpm_chain() {  # GPU
   local g
-  if ! reached t4d $STOP; then
+  # o-t4d's training is over once it reached STOP or o-t4d6 began (then o-t4d's weights need not be carried)
+  if ! reached t4d $STOP && [ -z "$(init_of t4d6)" ] && [ ! -e $W/o-t4d6/last.pt ]; then
     g=$(graph_ok $1 sudoku cell-aux ddpm 512)
     run_to $1 t4d ddpm cell-aux $STOP "" $g || return 1
   fi
@@ -105,6 +108,11 @@ go)
   wait
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
-*) echo "usage: $0 go" >&2; exit 2;;
+ddpm)  # the DDPM chain alone on DDPM_GPU [0]: the second session, when o-t4u6 is scored, leaves the other GPU to
+  # another script (lease-2026-11-29k.sh's header: EP_GPUS=1 ... cmax beside this)
+  ddpm_chain ${DDPM_GPU:-0} > $L/ddpm 2>&1
+  grep -h -v -i warn $L/* 2>/dev/null
+  ;;
+*) echo "usage: $0 go|ddpm" >&2; exit 2;;
 esac
 bash benchmarks/device/collect.sh
