@@ -619,11 +619,29 @@ def test_clean_context_probe_scores_the_noisy_patches_only() -> None:
 
     exact = mod.context_errors(Exact(), rf, x, 4, [0.3, 0.9], [0.0, 0.5], seed=0)
     assert set(exact) == {(0.3, 0.0), (0.3, 0.5), (0.9, 0.0), (0.9, 0.5)}
-    assert max(exact.values()) < 1e-8
+    assert max(mse for mse, _ in exact.values()) < 1e-8
     zero = mod.context_errors(Zero(), rf, x, 4, [0.5], [0.0, 0.5], seed=0)
-    base = zero[(0.5, 0.0)] / 0.25  # E[(eps - x)^2] over all pixels
+    base = zero[(0.5, 0.0)][0] / 0.25  # E[(eps - x)^2] over all pixels
     assert 1.0 < base < 2.0
-    assert zero[(0.5, 0.5)] == pytest.approx(zero[(0.5, 0.0)], rel=0.35)
+    assert zero[(0.5, 0.5)][0] == pytest.approx(zero[(0.5, 0.0)][0], rel=0.35)
+
+    # Sudoku's form: known patches are clean in every state and left out of both figures; the class head's
+    # reading is scored on the noisy patches only. This head is right on patches 0-7 and wrong on the rest.
+    digits = torch.arange(16).remainder(9).add(1).expand(4, 16)
+
+    class Head(torch.nn.Module):
+        def forward(self, z, t):
+            guess = torch.where(torch.arange(16) < 8, digits, digits % 9 + 1)
+            logits = torch.nn.functional.one_hot(guess - 1, 9).float()
+            return DenoiserOutput(mean=torch.zeros_like(z), v=None, logvar=None, logits=logits)
+
+    known = torch.zeros(4, 16, dtype=torch.bool)
+    known[:, :8] = True  # the right half is given: every noisy patch is one the head gets wrong
+    res = mod.context_errors(Head(), rf, x, 4, [0.5], [0.0], seed=0, known=known, digits=digits)
+    assert res[(0.5, 0.0)][1] == 0.0 and res[(0.5, 0.0)][0] == pytest.approx(zero[(0.5, 0.0)][0], rel=0.35)
+    res = mod.context_errors(Head(), rf, x, 4, [0.5], [0.0], seed=0, digits=digits)
+    assert res[(0.5, 0.0)][1] == 0.5
+    assert np.isnan(mod.context_errors(Head(), rf, x, 4, [0.5], [0.0], seed=0)[(0.5, 0.0)][1])
 
 
 def test_completion_probe_keeps_the_given_patches_and_redraws_only_the_missing_ones() -> None:
