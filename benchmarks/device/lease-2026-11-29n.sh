@@ -11,7 +11,8 @@
 #   o-t4u6  o-t4u (campaign) continued to STOP6 [60,000] steps = 30.7M images (--init: a new warm-up, then the same
 #           cool-down over the last COOL steps); then its Table 1 rows: hard first (predicted order with the head,
 #           parallel, graph, random), then the entropy variant and the reference protocol (100 NFE, eta 0) on hard,
-#           then easy and medium in the four orders
+#           then easy and medium in the four orders; then `srm-bench reproduce` of its hard predicted-order row on
+#           the same host (its samples drawn again, bit for bit: issue 11's check for a shipped model)
 #   o-t4d6  o-t4d continued the same way to STOP6 (o-t4u6's budget and schedule); then its parallel rows
 # Scoring: 500 canonical puzzles a row, 1000 NFE, eta 1, seed 0, EVAL_PER_GPU [4] jobs at once on a GPU; a job starts
 # only with JOB_MIN_S [170] s left in the call (so none is cut off and redone).
@@ -30,8 +31,8 @@
 #   export T0=$(date +%s); export END=<budget_left_s - 60, at most 560>; export LEASE=<name>
 #   FRESH=1 bash benchmarks/device/lease-2026-11-29n.sh go     # the first call (o-t4d from scratch); later without
 #   bash benchmarks/device/campaign.sh join <files_at>          # after every call, in one tool block with the next
-# On a fresh host of a later session, DONE="rows-t4d rows-t4u6" (the scoring steps whose results are committed) keeps
-# them from being scored again.
+# On a fresh host of a later session, DONE="rows-t4d rows-t4u6 repro-t4u6" (the steps whose results came back) keeps
+# them from being run again.
 #   bash benchmarks/device/campaign.sh save runs/o-t4d.safetensors runs/o-t4u6.safetensors ...   # at the session's end
 # Once o-t4u6 is scored, `ddpm` runs the DDPM chain alone, on DDPM_GPU [0], and lease-2026-11-29k.sh's header says how
 # its `cmax` runs beside it on the other GPU in the same calls.
@@ -90,6 +91,22 @@ ddpm_chain() {  # GPU
   fi
   scored rows-t4d6 || once rows-t4d6 rows t4d6 t4d6 d_job ${#DROWS[@]} $1
 }
+repro_u6() {  # GPU: `srm-bench reproduce` of o-t4u6's hard predicted-order row on this host, the check issue 11 asks
+  # of a shipped model (o-t4u6 ships if its pair meets the bar)
+  local f
+  f=$(python3 - $R/t4n <<'EOF'
+import json, pathlib, sys
+for p in sorted(pathlib.Path(sys.argv[1]).glob("sudoku-hard-srm-cellnet-cell-aux-tpl-t4u6-*.json")):
+    s = json.loads(p.read_text())["model"]["sampler"]
+    if (s.get("order"), s.get("uncertainty", "logvar"), s.get("steps"), s.get("eta")) == ("predicted", "logvar", 1000, 1.0):
+        print(p)
+        break
+EOF
+)
+  [ -n "$f" ] || { echo "o-t4u6: no hard predicted-order result in $R/t4n to reproduce"; return 1; }
+  CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 240 ? $(left) : 240 )) srm-bench reproduce $f \
+    --checkpoint $(latest t4u6) --device cuda
+}
 srm_chain() {  # GPU
   local g
   if ! reached t4u6 $STOP6; then
@@ -98,7 +115,8 @@ srm_chain() {  # GPU
     g=$(graph_ok $1 sudoku cell-aux-tpl srm 512)
     run_to $1 t4u6 srm cell-aux-tpl $STOP6 runs/o-t4u.safetensors $g || return 1
   fi
-  scored rows-t4u6 || once rows-t4u6 rows t4u6 - u_job ${#UROWS[@]} $1
+  scored rows-t4u6 || once rows-t4u6 rows t4u6 - u_job ${#UROWS[@]} $1 || return 1
+  scored repro-t4u6 || once repro-t4u6 repro_u6 $1
 }
 case $1 in
 go)
