@@ -14,7 +14,10 @@
 # Beside lease n's DDPM on a two-GPU host (its second session, when only the DDPM chain is left), one call runs both
 # (setup first, so that the two scripts do not install the package at once on a fresh host):
 #   bash -c 'source benchmarks/device/setup.sh'; bash benchmarks/device/lease-2026-11-29n.sh ddpm > /tmp/n.log 2>&1 &
-#   EP_GPUS=1 JUDGE_MIN_S=300 bash benchmarks/device/lease-2026-11-29k.sh cmax; wait; cat /tmp/n.log
+#   EP_GPUS=1 JUDGE_MIN_S=300 bash benchmarks/device/lease-2026-11-29k.sh cmax;
+#   EP_GPUS=1 JUDGE_MIN_S=240 bash benchmarks/device/lease-2026-11-29k.sh race; wait; cat /tmp/n.log
+# (`race` takes the rest of each call once `cmax` is judged; carry o-g16r and o-g16d beside o-t4d6, o-g16x and the
+# shipped Even Pixels SRM: ~61 MB with the tree)
 # The completion race (lease h, run as lease 2026-11-29i) annealed the 213.0M-image o-g16s 4,000 steps with completion
 # states on half its rows: o-g16c (step 108,000, 221.2M images) drew random order + overlap 0.95 at 0.393 over four
 # seeds (o-g16s 0.317, its control o-g16h 0.340) and 0.468 at overlap 0.9, predicted order at 0.357 (0.353 / 0.347):
