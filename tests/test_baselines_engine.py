@@ -889,13 +889,11 @@ def test_cell_aux_tpl_trains_with_the_streams_templates_on_cpu(tmp_path: Path) -
     assert not (tmp_path / "refused").exists()
 
 
-def test_evaluation_during_training_uses_the_task_overlap(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Even Pixels is scored in predicted order with the paper's overlap 0.95 (without overlap it
-    scores ~0 at any stage); Sudoku's predicted order has none."""
-    import numpy as np
 
+def _gauge_with_recorded_samplers(monkeypatch) -> tuple[list, object, torch.nn.Module]:
+    """The tiny Even Pixels model with sampling replaced by a recorder: evaluate_model's samplers land in the list
+    (the images are blank), so a test sees what the gauge asked for without sampling."""
     import srm_bench.baselines.inference as inference
-    from srm_bench.baselines.train import build_model, eval_samplers, evaluate_model
 
     seen: list = []
 
@@ -905,7 +903,16 @@ def test_evaluation_during_training_uses_the_task_overlap(monkeypatch: pytest.Mo
 
     monkeypatch.setattr(inference, "sample_images", fake_sample)
     cfg = make_config("even-pixels", "srm", "tiny")
-    rows = evaluate_model(build_model(cfg.arch, cfg.model), cfg, "cpu", count=2, splits=("test",), budget=64)
+    return seen, cfg, build_model(cfg.arch, cfg.model)
+
+
+def test_evaluation_during_training_uses_the_task_overlap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Even Pixels is scored in predicted order with the paper's overlap 0.95 (without overlap it
+    scores ~0 at any stage); Sudoku's predicted order has none."""
+    from srm_bench.baselines.train import eval_samplers, evaluate_model
+
+    seen, cfg, model = _gauge_with_recorded_samplers(monkeypatch)
+    rows = evaluate_model(model, cfg, "cpu", count=2, splits=("test",), budget=64)
     assert [r["sampler"] for r in rows] == ["parallel", "predicted"]
     assert [(s.name, s.overlap) for s in seen] == [("parallel", 0.0), ("sequential", 0.95)]
     assert eval_samplers(100)["predicted"].overlap == 0.0
@@ -914,18 +921,9 @@ def test_evaluation_during_training_uses_the_task_overlap(monkeypatch: pytest.Mo
 def test_the_gauge_samples_at_the_eta_asked_and_logs_its_settings(monkeypatch, tmp_path: Path, capsys) -> None:
     """--eval-eta reaches every sampler scored during training (0 unless asked: the old gauge), and each row says
     at which NFE and eta it was scored; a value outside [0, 1] is refused before anything is written."""
-    import srm_bench.baselines.inference as inference
     from srm_bench.baselines.train import EVAL_FIELDS, evaluate_model
 
-    seen: list = []
-
-    def fake_sample(model, cfg, sampler, indices, **kw):
-        seen.append(sampler)
-        return np.zeros((len(indices), 32, 32, 3), np.uint8)
-
-    monkeypatch.setattr(inference, "sample_images", fake_sample)
-    cfg = make_config("even-pixels", "srm", "tiny")
-    model = build_model(cfg.arch, cfg.model)
+    seen, cfg, model = _gauge_with_recorded_samplers(monkeypatch)
     rows = evaluate_model(model, cfg, "cpu", count=2, splits=("test",), budget=64, eta=1.0)
     assert [s.eta for s in seen] == [1.0, 1.0] and [(r["nfe"], r["eta"]) for r in rows] == [(64, 1.0), (64, 1.0)]
     seen.clear()
