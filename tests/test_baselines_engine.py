@@ -889,7 +889,6 @@ def test_cell_aux_tpl_trains_with_the_streams_templates_on_cpu(tmp_path: Path) -
     assert not (tmp_path / "refused").exists()
 
 
-
 def _gauge_with_recorded_samplers(monkeypatch) -> tuple[list, object, torch.nn.Module]:
     """The tiny Even Pixels model with sampling replaced by a recorder: evaluate_model's samplers land in the list
     (the images are blank), so a test sees what the gauge asked for without sampling."""
