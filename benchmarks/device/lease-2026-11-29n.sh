@@ -26,8 +26,10 @@
 # graph): o-t4d ~21 minutes and o-t4u6 ~11, their rows ~3 and ~8; o-t4d6 ~11 more, so a second session.
 # Commands (carry [".whl", "runs"]; every shipped baseline weights file and the Counting evaluators' weights set aside,
 # the tree ~17 MB; runs/ holding o-t4u.safetensors from `bash benchmarks/device/campaign.sh restore o-t4u` in the
-# first call; the joined weights after. Once runs/o-t4u6.safetensors has come back, move runs/o-t4u.safetensors
-# aside: three 18 MB weights files and the tree pass the carry's 64 MiB):
+# first call; the joined weights after. Three 18 MB weights files and the tree pass the carry's 64 MiB, so runs/ keeps
+# two: move runs/o-t4u.safetensors aside once runs/o-t4u6.safetensors has come back, runs/o-t4d.safetensors once
+# runs/o-t4d6.safetensors and o-t4d's rows have, and runs/o-t4u6.safetensors once its rows and reproduction have. A
+# call returns at most three weights files, 54 MB in seven parts with runs.tgz: within $OUT's 64 MB and 8 files):
 #   export T0=$(date +%s); export END=<budget_left_s - 60, at most 560>; export LEASE=<name>
 #   FRESH=1 bash benchmarks/device/lease-2026-11-29n.sh go     # the first call (o-t4d from scratch); later without
 #   bash benchmarks/device/campaign.sh join <files_at>          # after every call, in one tool block with the next
