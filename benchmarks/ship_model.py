@@ -15,7 +15,7 @@ error, so an entry cannot quote a number its weights did not score. Rows keep th
 
 ``--status`` is required (a model's status says how it stands against its bar, in words that
 change with the numbers); ``--card`` is kept from the old entry unless given, and required for a
-new one. ``--dry-run`` prints the entry and changes nothing. The weights file keeps the old
+new one and for weights that saw fewer images than the old entry's (another run, not its continuation). ``--dry-run`` prints the entry and changes nothing. The weights file keeps the old
 entry's name (so the package's file list does not change) unless ``--file`` names another; an old
 file of another name is removed. Files are written atomically (``srm_bench.io``).
 """
@@ -92,12 +92,18 @@ def build_entry(name: str, weights: Path, results: list[Path], status: str, card
     cfg, record = weights_record(weights)
     if not results:
         raise ShipError("name at least one result file of these weights: a shipped model states what it scores")
-    card = card or (old or {}).get("trained", {}).get("card")
-    if not card:
-        raise ShipError(f"{name} is a new entry: give --card (the GPUs it trained on, e.g. 'NVIDIA H200 (4 GPUs)')")
     for key in ("images", "step", "gpu_hours"):
         if key not in record:
             raise ShipError(f"{weights}: its training record has no {key!r}; ship weights written by 'srm-bench train'")
+    before = (old or {}).get("trained", {})
+    if card is None and before.get("card") and record["images"] < before.get("images", 0):
+        # fewer images than the shipped weights saw: not their continuation, so their card (the GPUs of another run)
+        # would describe the wrong training
+        raise ShipError(f"{weights}: trained on {record['images']:,} images, fewer than the shipped {name}'s "
+                        f"{before['images']:,}, so not its continuation; give --card (the GPUs these weights trained on)")
+    card = card or before.get("card")
+    if not card:
+        raise ShipError(f"{name} is a new entry: give --card (the GPUs it trained on, e.g. 'NVIDIA H200 (4 GPUs)')")
     digest = file_sha256(weights)
     rows = [measured_row(r, digest) for r in results]
     file = file or (old or {}).get("file") or f"{cfg.task}-{cfg.baseline}-{cfg.preset}.safetensors"
@@ -115,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("weights", type=Path, help="bf16 weights written by 'srm-bench train'")
     ap.add_argument("results", type=Path, nargs="*", help="result JSONs scored with these weights")
     ap.add_argument("--status", required=True, help="how the model stands against its bar, in words")
-    ap.add_argument("--card", help="the GPUs it trained on (kept from the old entry if not given)")
+    ap.add_argument("--card", help="the GPUs it trained on (kept from the old entry if not given and the weights "
+                                   "saw at least its images)")
     ap.add_argument("--file", help="file name under baselines/weights/ (default: the old entry's)")
     ap.add_argument("--date", default=dt.datetime.now(dt.timezone.utc).date().isoformat())
     ap.add_argument("--weights-dir", type=Path, default=ROOT / "baselines" / "weights")

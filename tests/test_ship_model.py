@@ -74,6 +74,23 @@ def test_a_new_entry_needs_its_card_and_a_result(shop, tmp_path, capsys) -> None
     assert "at least one result" in capsys.readouterr().err
 
 
+def test_weights_of_another_run_need_their_own_card(shop, capsys) -> None:
+    """Weights that saw fewer images than the shipped entry's are another run, not its continuation: the old
+    card would describe the wrong training, so --card is required; given, the entry is written."""
+    catalogue = json.loads((shop / "models.json").read_text())
+    entry = catalogue["srm-counting-stars"]
+    entry["trained"]["images"] += 1  # the shipped weights as if they had seen one image more than these
+    (shop / "models.json").write_text(json.dumps(catalogue))
+    weights = shop / entry["file"]
+    mod = _module()
+    args = ["srm-counting-stars", str(weights), *_stars_results()[:1], "--status", "x", "--weights-dir", str(shop)]
+    assert mod.main(args) == 1
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "not its continuation" in err and "--card" in err
+    assert mod.main([*args, "--card", "NVIDIA H200 (1 GPU)", "--dry-run"]) == 0
+    assert json.loads(capsys.readouterr().out)["srm-counting-stars"]["trained"]["card"] == "NVIDIA H200 (1 GPU)"
+
+
 def test_shipping_under_a_new_file_name_pins_it_and_removes_the_old_file(shop, tmp_path) -> None:
     old = _catalogue()["srm-counting-stars"]
     weights = tmp_path / "o-s2s.safetensors"
