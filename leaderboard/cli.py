@@ -155,11 +155,12 @@ def compare(results: tuple[Path, ...], pool_a: tuple[Path, ...], pool_b: tuple[P
 
 @click.group("plot")
 def plot() -> None:
-    """Figures from the results: accuracy per difficulty, accuracy vs overlap, sample grids (PNG).
+    """Figures from the results: accuracy per difficulty, accuracy vs overlap or Sudoku givens, sample grids (PNG).
 
     \b
     Examples:
       srm-bench plot difficulty --task sudoku -r results/ -o acc.png
+      srm-bench plot givens results/sudoku-hard-*.json -o givens.png
       srm-bench plot overlap --task even-pixels -r results/ -o overlap.png
       srm-bench plot samples results/RESULT.json --which failed -o failed.png
     """
@@ -222,6 +223,31 @@ def plot_samples_cmd(result: Path, samples_path: Path | None, count: int, which:
     from .plots import plot_samples
 
     click.echo(f"wrote {plot_samples(result, out, samples_path=samples_path, count=count, which=which, columns=columns)}")
+
+
+@plot.command("givens")
+@click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--width", type=int, default=3, show_default=True, help="Given cells a bin (0-2, 3-5, ... for 3).")
+@click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="PNG to write.")
+def plot_givens_cmd(results: tuple[Path, ...], width: int, out: Path) -> None:
+    """Sudoku accuracy against the number of given cells, from result JSONs (their per-sample CSVs beside them).
+
+    A difficulty split spans many puzzles (hard: 0-26 givens); this shows where in it a model fails. One line per
+    model, weights and sampler, its splits and seeds pooled; the table of bins is printed too.
+
+    \b
+    Example:
+      srm-bench plot givens results/sudoku-easy-*.json results/sudoku-medium-*.json results/sudoku-hard-*.json -o g.png
+    """
+    from .plots import givens_table, plot_givens
+
+    table = givens_table(list(results), width=width)
+    for line, g in table.groupby("line", sort=False):
+        click.echo(line)
+        for r in g.itertuples():
+            click.echo(f"  givens {r.givens:>5}: {r.accuracy:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]  "
+                       f"{r.solved}/{r.puzzles}")
+    click.echo(f"wrote {plot_givens(list(results), out, width=width)}")
 
 
 @plot.command("training", epilog="\b\nExample:\n  srm-bench plot training runs/cell-mlp runs/dit-cell -o training.png")

@@ -5,6 +5,7 @@ and no global pyplot state are needed. PNGs are written atomically.
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import math
 from pathlib import Path
@@ -360,6 +361,102 @@ def plot_samples(result_path: str | Path, out: str | Path, *, samples_path: str 
 
 LineStyle = Literal["-", "--", "-.", ":"]
 SAMPLER_STYLES: dict[str, LineStyle] = {"parallel": ":", "predicted": "-", "predicted-entropy": "--"}
+
+
+def _sudoku_verdicts(result_path: Path) -> tuple[str, str, pd.DataFrame]:
+    """(line name, split, the puzzles' givens and verdicts) of one Sudoku result: its per-sample CSV's ``puzzle``
+    and ``accuracy`` columns beside the number of given cells of each puzzle in the canonical test set it scored."""
+    from srm_bench.canonical import canonical_dataset
+    from srm_bench.results import load_result
+
+    from .store import sampler_label
+
+    result = load_result(result_path)
+    if result.get("task") != "sudoku":
+        raise SrmBenchError(f"{result_path}: a {result.get('task')} result; accuracy against givens is Sudoku's")
+    split = str(result.get("split"))
+    try:
+        ds = canonical_dataset("sudoku", split)
+    except KeyError:
+        raise SrmBenchError(f"{result_path}: split {split!r} has no canonical test set (easy, medium, hard)") from None
+    scored = (result.get("dataset") or {}).get("content_sha256")
+    if scored != ds.content_sha256:
+        raise SrmBenchError(f"{result_path}: scored on a set whose hash {str(scored)[:12]} is not the canonical "
+                            f"{split} set's {ds.content_sha256[:12]}; the givens are read from the canonical set")
+    csv_name = result.get("per_sample_file")
+    csv = per_sample_path(result_path.parent, csv_name) if csv_name else None
+    if csv is None:
+        raise SrmBenchError(f"{result_path}: its per-sample CSV is missing; keep it (or its .gz) beside the result JSON")
+    data = read_per_sample_bytes(csv)
+    recorded = result.get("per_sample_sha256")
+    if recorded and hashlib.sha256(data).hexdigest() != recorded:
+        raise SrmBenchError(f"{csv}: its bytes do not hash to the result's per_sample_sha256 {recorded[:12]}; "
+                            "it is not the file this result scored")
+    try:
+        per = pd.read_csv(io.BytesIO(data), usecols=["puzzle", "accuracy"])
+    except ValueError as exc:
+        raise SrmBenchError(f"{csv}: no puzzle and accuracy columns to read ({exc})") from None
+    if per.empty:
+        raise SrmBenchError(f"{csv}: no rows")
+    givens = np.asarray(ds.items["mask"], dtype=bool).reshape(ds.count, -1).sum(1)
+    puzzles = per["puzzle"].to_numpy()
+    if puzzles.min() < 0 or puzzles.max() >= ds.count:
+        raise SrmBenchError(f"{csv}: puzzle indices outside the {split} set's 0-{ds.count - 1}")
+    model = result.get("model") or {}
+    sampler = model.get("sampler") or {}
+    name = f"{model.get('name', '?')} · {sampler_label(sampler)}"
+    if (sampler.get("steps"), sampler.get("eta")) not in ((None, None), (1000, 1.0)):
+        name += f", {sampler.get('steps')} NFE, eta {sampler.get('eta'):g}"
+    weights = ((model.get("training") or {}).get("checkpoint_sha256") or "")[:8]
+    if weights:
+        name += f" ({weights})"
+    verdicts = per["accuracy"].map(lambda v: str(v).strip().lower() in ("true", "1", "1.0"))
+    return name, split, pd.DataFrame({"givens": givens[puzzles], "solved": verdicts.to_numpy(bool)})
+
+
+def givens_table(result_paths: list[str | Path], *, width: int = 3) -> pd.DataFrame:
+    """Sudoku accuracy against the number of given cells: the puzzles of each result binned by their givens
+    (``width`` givens a bin: 0-2, 3-5, ...), one row per line and bin with the solved count, the puzzles, the
+    accuracy and its Wilson 95% interval. A line is one model, weights and sampler; its results on several
+    splits (and sampling seeds) pool into it, so easy, medium and hard draw one curve from 0 to 80 givens.
+
+    Raises:
+        SrmBenchError: a result of another task, of a non-canonical set, or without its per-sample CSV; ``width`` < 1.
+    """
+    if width < 1:
+        raise SrmBenchError(f"--width must be at least 1 given, got {width}")
+    if not result_paths:
+        raise SrmBenchError("name at least one Sudoku result JSON")
+    parts = []
+    for path in result_paths:
+        name, split, frame = _sudoku_verdicts(Path(path))
+        parts.append(frame.assign(line=name))
+    allp = pd.concat(parts, ignore_index=True)
+    allp["bin"] = allp["givens"] // width * width
+    rows = []
+    for (line, lo), g in allp.groupby(["line", "bin"], sort=False):
+        k, n = int(g["solved"].sum()), len(g)
+        ci = wilson_interval(k, n)
+        rows.append({"line": line, "givens": f"{lo}-{lo + width - 1}", "mean_givens": float(g["givens"].mean()),
+                     "solved": k, "puzzles": n, "accuracy": k / n, "ci_low": ci[0], "ci_high": ci[1]})
+    return pd.DataFrame(rows).sort_values(["line", "mean_givens"], kind="stable").reset_index(drop=True)
+
+
+def plot_givens(result_paths: list[str | Path], out: str | Path, *, width: int = 3) -> Path:
+    """:func:`givens_table` drawn: accuracy against the number of given cells, a line per model, weights and
+    sampler, each bin at its puzzles' mean givens with its 95% interval; the splits' borders dotted."""
+    table = givens_table(result_paths, width=width)
+    fig = _figure(7.5, 4.4)
+    ax = fig.add_subplot()
+    for line, g in table.groupby("line", sort=False):
+        ax.errorbar(g["mean_givens"], g["accuracy"], yerr=[g["accuracy"] - g["ci_low"], g["ci_high"] - g["accuracy"]],
+                    marker="o", markersize=3, capsize=2, label=line)
+    for border in (26.5, 53.5):  # hard 0-26, medium 27-53, easy 54-80 given cells
+        ax.axvline(border, color="0.6", linestyle=":", linewidth=1)
+    ax.set(xlabel="given cells (hard 0-26, medium 27-53, easy 54-80)", ylabel="accuracy", ylim=(-0.02, 1.02),
+           title=f"MNIST Sudoku: accuracy against givens ({width} a bin, 95% intervals)")
+    ax.legend(fontsize=7, loc="lower right")
+    return _save(fig, out, tight=True)
 
 
 def plot_training(runs: list[str | Path], out: str | Path, *, labels: list[str] | None = None) -> Path:

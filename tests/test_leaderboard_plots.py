@@ -18,6 +18,8 @@ from srm_bench.shards import array_sha256
 
 from test_leaderboard import make_result, write
 
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def check_png(path: Path, min_w: int = 400, min_h: int = 250) -> np.ndarray:
     assert path.is_file() and path.stat().st_size > 5_000
@@ -284,3 +286,87 @@ def test_plot_training_draws_runs_and_refuses_other_folders(tmp_path: Path) -> N
     (tmp_path / "old" / "log.csv").write_text("step,loss\n1,2\n")
     with pytest.raises(SrmBenchError, match="not a training log"):
         plot_training([tmp_path / "old"], tmp_path / "v.png")
+
+
+def _sudoku_result(folder: Path, name: str, split: str, verdicts: dict[int, bool], *, weights: str = "a" * 64,
+                   dataset_sha256: str | None = None) -> Path:
+    """A Sudoku result JSON in ``folder`` (copied from a committed one) whose per-sample CSV gives ``verdicts``
+    (puzzle index -> solved), scored by weights ``weights`` on the canonical ``split`` set."""
+    import hashlib
+
+    from srm_bench.canonical import canonical_dataset
+
+    src = ROOT / "leaderboard/results/baselines/sudoku-2026-11-29m"
+    res = json.loads(next(src.glob("sudoku-hard-*02f0a8dd2803.json")).read_text())
+    text = "sample,puzzle,accuracy\n" + "".join(f"{i},{k},{v}\n" for i, (k, v) in enumerate(verdicts.items()))
+    res.update(split=split, per_sample_file=f"{name}.per_sample.csv",
+               per_sample_sha256=hashlib.sha256(text.encode()).hexdigest())
+    res["dataset"]["content_sha256"] = dataset_sha256 or canonical_dataset("sudoku", split).content_sha256
+    res["model"]["training"]["checkpoint_sha256"] = weights
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.per_sample.csv").write_text(text)
+    (folder / f"{name}.json").write_text(json.dumps(res))
+    return folder / f"{name}.json"
+
+
+def _givens(split: str) -> np.ndarray:
+    from srm_bench.canonical import canonical_dataset
+
+    ds = canonical_dataset("sudoku", split)
+    return np.asarray(ds.items["mask"], dtype=bool).reshape(ds.count, -1).sum(1)
+
+
+def test_givens_table_bins_puzzles_by_their_givens_and_pools_splits_of_one_line(tmp_path: Path) -> None:
+    """Each puzzle lands in the bin of its own number of givens (read from the canonical set), a line pools its
+    results on several splits, other weights make another line, and each bin's interval is Wilson's."""
+    from srm_bench.leaderboard.plots import givens_table
+    from srm_bench.stats import wilson_interval
+
+    hard, easy = _givens("hard"), _givens("easy")
+    few = [int(i) for i in np.flatnonzero(hard <= 2)[:6]]      # bin 0-2
+    many = [int(i) for i in np.flatnonzero(hard >= 24)[:4]]    # bin 24-26
+    top = [int(i) for i in np.flatnonzero(easy >= 78)[:3]]     # bin 78-80
+    a = _sudoku_result(tmp_path, "a-hard", "hard", {**{i: i == few[0] for i in few}, **{i: True for i in many}})
+    b = _sudoku_result(tmp_path, "a-easy", "easy", {i: True for i in top})
+    c = _sudoku_result(tmp_path, "c-hard", "hard", {i: False for i in few}, weights="c" * 64)
+    table = givens_table([a, b, c])
+    assert table["line"].nunique() == 2
+    line_a = table[table["line"].str.contains("aaaaaaaa")]
+    assert list(line_a["givens"]) == ["0-2", "24-26", "78-80"]
+    assert list(line_a["solved"]) == [1, 4, 3] and list(line_a["puzzles"]) == [6, 4, 3]
+    assert line_a["mean_givens"].iloc[0] == pytest.approx(hard[few].mean())
+    assert (line_a["ci_low"].iloc[0], line_a["ci_high"].iloc[0]) == pytest.approx(wilson_interval(1, 6))
+    line_c = table[table["line"].str.contains("cccccccc")]
+    assert list(line_c["solved"]) == [0] and list(line_c["puzzles"]) == [6]
+    wide = givens_table([a], width=27)  # one bin for the whole hard split
+    assert list(wide["givens"]) == ["0-26"] and list(wide["puzzles"]) == [10]
+
+
+def test_givens_plot_refuses_what_it_cannot_read_with_one_line(tmp_path: Path, capsys) -> None:
+    """Another task, another test set, a per-sample file that is not the one scored or is missing, a bin of 0
+    givens: one line, exit 1, no PNG."""
+    from srm_bench.cli import main
+
+    good = _sudoku_result(tmp_path / "ok", "r", "hard", {0: True, 1: False})
+    foreign = _sudoku_result(tmp_path / "foreign", "r", "hard", {0: True}, dataset_sha256="f" * 64)
+    tampered = _sudoku_result(tmp_path / "tampered", "r", "hard", {0: True})
+    (tmp_path / "tampered" / "r.per_sample.csv").write_text("sample,puzzle,accuracy\n0,0,False\n")
+    missing = _sudoku_result(tmp_path / "missing", "r", "hard", {0: True})
+    (tmp_path / "missing" / "r.per_sample.csv").unlink()
+    ep = ROOT / next(iter(json.loads((ROOT / "baselines/weights/models.json").read_text())["srm-even-pixels"]["measured"]))["result"]
+    cases = [([str(foreign)], "not the canonical"), ([str(tampered)], "per_sample_sha256"), ([str(missing)], "missing"),
+             ([str(ep)], "Sudoku's"), ([str(good), "--width", "0"], "--width")]
+    for args, words in cases:
+        with pytest.raises(SystemExit) as exit_:
+            main(["plot", "givens", *args, "-o", str(tmp_path / "g.png")])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 1 and words in err and err.strip().count("\n") == 0, (args, err)
+        assert not (tmp_path / "g.png").exists()
+    import re
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["plot", "givens", str(good), "-o", str(tmp_path / "g.png")])
+    out = capsys.readouterr().out
+    assert exit_.value.code == 0 and (tmp_path / "g.png").exists() and "Predicted Order w/o Overlap (aaaaaaaa)" in out
+    counts = [tuple(map(int, m)) for m in re.findall(r"(\d+)/(\d+)$", out, flags=re.M)]
+    assert sum(k for k, _ in counts) == 1 and sum(n for _, n in counts) == 2  # puzzle 0 solved, puzzle 1 not
