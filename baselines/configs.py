@@ -52,6 +52,10 @@ class UNetConfig:
     # image_size / stem on stem^2 times the channels and pixel-shuffles its output back, so a
     # step takes ~stem^2 fewer FLOPs. Must divide the patch size, so each stem cell lies in one patch.
     stem: int = 1
+    # Classes of a per-patch class head (ours; 0 = none): logits from the output features averaged over each
+    # patch, for the auxiliary class loss (Counting: what a patch holds, preset small-s2-aux). Written into the
+    # config only when on.
+    classes: int = 0
     arch: str = field(default="unet")
 
     def validate(self) -> None:
@@ -66,6 +70,8 @@ class UNetConfig:
             raise SrmBenchError("context_squash needs the global-context branch (global_context > 0)")
         if self.stem < 1 or self.patch_size % self.stem:
             raise SrmBenchError(f"stem {self.stem} must be >= 1 and divide the patch size {self.patch_size}")
+        if self.classes < 0:
+            raise SrmBenchError(f"classes must be >= 0 (0 = no class head), got {self.classes}")
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -75,6 +81,8 @@ class UNetConfig:
             del d["context_squash"]  # the identity of every network saved before the option
         if not self.patch_pool:
             del d["patch_pool"]
+        if not self.classes:
+            del d["classes"]
         return d
 
 

@@ -324,8 +324,21 @@ def _small_s2_w(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig
     return replace(cfg, model={**cfg.model, "base_channels": 2 * cfg.model["base_channels"]})
 
 
+def _small_s2_aux(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
+    """``small-s2`` with a per-patch class head and an auxiliary cross-entropy on what each patch holds
+    (background, an object, a number; weight 1): ours, Counting's counterpart of Sudoku's digit loss (preset
+    cell-aux), without which neither the Sudoku SRM nor its DDPM learnt the rules. The labels come from the
+    stream's layouts (streams.patch_classes); clean patches are left out of the loss, as Sudoku's givens are."""
+    if not task.startswith("counting"):
+        raise SrmBenchError(f"preset small-s2-aux needs Counting's layouts for its patch classes; {task} has none")
+    from .streams import PATCH_CLASSES
+
+    cfg = _small_stem(2)(task, baseline, common)
+    return replace(cfg, model={**cfg.model, "classes": PATCH_CLASSES}, loss={**cfg.loss, "cls": 1.0})
+
+
 PRESET_FACTORIES = {
-    "paper": _paper, "small": _small, "small-s2": _small_stem(2), "small-s2-w": _small_s2_w,
+    "paper": _paper, "small": _small, "small-s2": _small_stem(2), "small-s2-w": _small_s2_w, "small-s2-aux": _small_s2_aux,
     "small-s4": _small_stem(4),
     "unet-s": _unet_s, "unet-s-g16": _unet_s_g16, "unet-s-gc": _unet_s_gc,
     "unet-s-g16-gc": _unet_s_g16_gc, "unet-s-g16-gct": _unet_s_g16_gct, "unet-s-g16-gcp": _unet_s_g16_gcp, "unet-s-g16-gc-w": _unet_s_g16_gc_w, "tiny": _tiny,

@@ -210,6 +210,41 @@ def _shutdown(pool: ProcessPoolExecutor, folder: str) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+# Counting's per-patch classes (preset small-s2-aux's auxiliary loss): what a patch holds, by its centre
+PATCH_BACKGROUND, PATCH_OBJECT, PATCH_NUMBER = 0, 1, 2
+PATCH_CLASSES = 3
+
+
+def patch_classes(items: dict[str, np.ndarray], side: int) -> np.ndarray:
+    """(n, side * side) int64: the class of every patch of Counting items, row-major: ``PATCH_OBJECT`` where the
+    patch's centre lies in one of the item's object circles, ``PATCH_NUMBER`` in one of its two number circles,
+    else ``PATCH_BACKGROUND``. The circles are the layout's (``object_xy``, ``object_radius`` for the first
+    ``n_objects``; ``number_xy``, ``number_radius``), in units of the image side, x to the right and y down.
+    Circles are disjoint, so no centre lies in two. The smallest radius (0.07 of the side) spans more than two
+    patches of a 16 x 16 grid, so every object and number holds a patch centre.
+
+    Example:
+        >>> items = {"object_xy": np.array([[[0.5, 0.5]]]), "object_radius": np.array([[0.2]]),
+        ...          "n_objects": np.array([1]), "number_xy": np.array([[[0.1, 0.1], [0.9, 0.9]]]),
+        ...          "number_radius": np.array([[0.05, 0.05]])}
+        >>> patch_classes(items, 4).reshape(4, 4).tolist()  # the object covers the four middle centres
+        [[2, 0, 0, 0], [0, 1, 1, 0], [0, 1, 1, 0], [0, 0, 0, 2]]
+    """
+    c = (np.arange(side) + 0.5) / side
+    centres = np.stack(np.meshgrid(c, c, indexing="xy"), -1).reshape(-1, 2)  # (P, 2) as (x, y), row-major
+
+    def inside(xy: np.ndarray, radius: np.ndarray) -> np.ndarray:  # (n, k, 2), (n, k) -> (n, k, P)
+        d2 = ((centres[None, None] - xy[:, :, None].astype(np.float64)) ** 2).sum(-1)
+        return d2 <= radius.astype(np.float64)[:, :, None] ** 2
+
+    objects = inside(items["object_xy"], items["object_radius"])
+    real = np.arange(objects.shape[1])[None, :] < np.asarray(items["n_objects"])[:, None]  # unused slots are 0s
+    out = np.full((objects.shape[0], side * side), PATCH_BACKGROUND, dtype=np.int64)
+    out[(objects & real[:, :, None]).any(1)] = PATCH_OBJECT
+    out[inside(items["number_xy"], items["number_radius"]).any(1)] = PATCH_NUMBER
+    return out
+
+
 class CountingStream:
     """Counting training images from a bank on ``device``, re-rendered in the background.
 
@@ -279,6 +314,7 @@ class CountingStream:
         shared = gen.shared_arrays(config)
         spec = get_task(self.task)
         shape = (self.bank_size, *spec.image_shape)
+        self._side = spec.image_shape[0] // spec.patch_size  # patches a row
         # tmpfs when there is one: the workers' writes and the parent's read stay in memory.
         base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
         self._folder = tempfile.mkdtemp(prefix="srm-bench-bank-", dir=base)
@@ -298,6 +334,7 @@ class CountingStream:
                        **gen.source_info(config)}
         self.bank: torch.Tensor | None = None  # (bank_size, 3, H, W) uint8 on the device
         self.items: dict[str, np.ndarray] = {}  # the compact fields of the bank's items (n_objects, vertices, ...)
+        self.labels: torch.Tensor | None = None  # (bank_size, P) the class of every patch (patch_classes)
         self.bank_index = -1  # the bank on the device (-1: none yet)
         self.draws = 0  # the index of the next draw
         self.wait_s = 0.0  # seconds draws spent waiting for rendering
@@ -367,6 +404,7 @@ class CountingStream:
         self.upload_s += time.perf_counter() - t1
         self.wait_s += t1 - t0
         self.items = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+        self.labels = torch.from_numpy(patch_classes(self.items, self._side)).to(self.device)
         self.bank_index, self.banks_served = g, self.banks_served + 1
         self._pending, self._futures = -1, []
         self._start(g + 1)
@@ -392,7 +430,7 @@ class CountingStream:
         assert self.bank is not None
         idx = torch.randint(0, self.bank_size, (n,), device=self.device)
         self.draws += 1
-        return Batch(self.bank[idx].float() / 127.5 - 1.0, None)
+        return Batch(self.bank[idx].float() / 127.5 - 1.0, None, None if self.labels is None else self.labels[idx])
 
 
 class CountingPolygonsStream(CountingStream):

@@ -217,6 +217,8 @@ class UNet(nn.Module):
         self.norm_out = nn.GroupNorm(c.groups, ch)
         self.ctx_out = zero_module(nn.Linear(gc, ch)) if gc else None
         self.conv_out = zero_module(nn.Conv2d(ch, (2 * c.in_channels + 1) * s * s, 3, padding=1))
+        # what each patch holds, read from the output features averaged over the patch (config.classes)
+        self.class_head = nn.Linear(ch, c.classes) if c.classes else None
 
     def _embedding_at(self, full: torch.Tensor, size: int, dtype: torch.dtype) -> torch.Tensor:
         """SiLU(MLP(sinusoid(1000 t))) per pixel of a (B, 1, H, W) level map resized to ``size``."""
@@ -264,8 +266,13 @@ class UNet(nn.Module):
         h = self.norm_out(h)
         if self.ctx_out is not None and ctx is not None:
             h = h + self.ctx_out(ctx)[:, :, None, None]
-        out = self.conv_out(F.silu(h))
+        feats = F.silu(h)
+        out = self.conv_out(feats)
         out = (F.pixel_shuffle(out, c.stem) if c.stem > 1 else out).float()
         ci = c.in_channels
         logvar = F.avg_pool2d(out[:, 2 * ci:], c.patch_size).flatten(1)
-        return DenoiserOutput(out[:, :ci], out[:, ci:2 * ci], logvar)
+        logits = None
+        if self.class_head is not None:  # (B, P, classes), patches row-major as t
+            per_patch = F.avg_pool2d(feats, c.patch_size // c.stem).flatten(2).transpose(1, 2)
+            logits = self.class_head(per_patch).float()
+        return DenoiserOutput(out[:, :ci], out[:, ci:2 * ci], logvar, logits)

@@ -949,3 +949,70 @@ def test_dit_s14_has_four_tokens_per_sudoku_cell() -> None:
     assert out.mean.shape == (1, 1, 252, 252) and out.logvar.shape == (1, 81)
     with pytest.raises(SrmBenchError, match="multiple of 14"):
         make_config("even-pixels", "srm", "dit-s14")
+
+
+def test_patch_classes_mark_objects_numbers_and_background() -> None:
+    """A patch is an object's or a number's where its centre lies in that circle (x right, y down, units of the
+    side); object slots past n_objects are padding and mark nothing."""
+    from srm_bench.baselines.streams import PATCH_BACKGROUND, PATCH_NUMBER, PATCH_OBJECT, patch_classes
+
+    items = {"object_xy": np.array([[[0.25, 0.75], [0.75, 0.25]]]), "object_radius": np.array([[0.1, 0.1]]),
+             "n_objects": np.array([1]), "number_xy": np.array([[[0.9375, 0.9375], [0.0625, 0.0625]]]),
+             "number_radius": np.array([[0.05, 0.05]])}
+    grid = patch_classes(items, 8).reshape(8, 8)  # patch centres at (k + 0.5) / 8
+    assert grid[5, 1] == grid[6, 1] == grid[5, 2] == grid[6, 2] == PATCH_OBJECT  # the object at x 0.25, y 0.75
+    assert grid[1, 5] == grid[1, 6] == PATCH_BACKGROUND  # the padding slot at x 0.75, y 0.25
+    assert grid[7, 7] == grid[0, 0] == PATCH_NUMBER
+    assert (grid == PATCH_OBJECT).sum() == 4 and (grid == PATCH_NUMBER).sum() == 2
+
+
+def test_counting_stream_draws_each_image_with_its_patch_classes() -> None:
+    """A drawn batch's labels are the classes of the drawn items' own layouts: every image holds at least one
+    object patch and two number patches, and its row is the bank row of the same image."""
+    from srm_bench.baselines import streams
+
+    torch.manual_seed(0)
+    with streams.CountingPolygonsStream("cpu", bank_size=6, refresh=2, workers=1) as s:
+        b = s.draw(4)
+        assert s.labels is not None and b.labels is not None and b.labels.shape == (4, 256)
+        np.testing.assert_array_equal(s.labels.numpy(), streams.patch_classes(s.items, 16))
+        for x, lab in zip(b.x, b.labels):
+            j = next(j for j in range(6) if torch.equal(s.bank[j].float() / 127.5 - 1.0, x))
+            assert torch.equal(lab, s.labels[j])
+            assert (lab == streams.PATCH_OBJECT).sum() >= 1 and (lab == streams.PATCH_NUMBER).sum() >= 2
+
+
+def test_small_s2_aux_learns_patch_classes_beside_denoising_on_cpu(tmp_path: Path) -> None:
+    """Preset small-s2-aux: the UNet's class head gives (B, P, 3) logits, its cross-entropy is logged, and the
+    weights keep the head; a UNet without classes saves the same config as before the option; other tasks refuse."""
+    from dataclasses import replace
+
+    from srm_bench.baselines import streams
+    from srm_bench.baselines.configs import UNetConfig
+    from srm_bench.baselines.unet import UNet
+
+    assert "classes" not in UNetConfig().to_dict()
+    net = UNet(UNetConfig(image_size=16, patch_size=4, base_channels=32, channel_mult=(1, 2), attention_resolutions=(),
+                          classes=3, groups=8, emb_channels=32, time_channels=32, stem=2))
+    out = net(torch.randn(2, 3, 16, 16), torch.rand(2, 16))
+    assert out.logits is not None and out.logits.shape == (2, 16, 3)
+
+    class Small(streams.CountingPolygonsStream):
+        def __init__(self, device, **kw):
+            super().__init__(device, bank_size=4, refresh=2, workers=1)
+
+    cfg = make_config("counting-polygons", "srm", "small-s2-aux")
+    assert cfg.model["classes"] == streams.PATCH_CLASSES and cfg.loss["cls"] == 1.0
+    cfg = replace(cfg, steps=2, batch_size=2, log_every=1, ckpt_every=2, bf16=False, warmup_steps=1)
+    orig = streams.STREAMS["counting-polygons"]
+    streams.STREAMS["counting-polygons"] = Small
+    try:
+        train(cfg, None, tmp_path, device="cpu", resume=False, progress=False)
+    finally:
+        streams.STREAMS["counting-polygons"] = orig
+    rows = list(csv.DictReader(open(tmp_path / "log.csv")))
+    assert len(rows) == 2 and all(0.0 < float(r["cls"]) < 5.0 for r in rows)
+    state, cfg2, _ = load_weights(tmp_path / "weights.safetensors")
+    assert "class_head.weight" in state and cfg2.model["classes"] == 3
+    with pytest.raises(SrmBenchError, match="small-s2-aux"):
+        make_config("even-pixels", "srm", "small-s2-aux")
