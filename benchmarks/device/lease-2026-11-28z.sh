@@ -52,7 +52,7 @@ crun() {  # GPU RUN PRESET BASELINE LR
 }
 tar_out() {  # NAME FILE: the carried runs' o-RUN/FILE as one tar in 15 MB parts $OUT/NAME.tar.part-* ($OUT holds
   # 8 files, runs.tgz comes last): not the paper's run (its 154 MB of weights neither come back nor travel)
-  local f=$(cd $W 2>/dev/null && for r in cr2 cr2w cr2wd; do ls o-$r/$2 2>/dev/null; done) t=$W/$1.tar size
+  local f=$(cd $W 2>/dev/null && for r in cr2 cr2w cr2wd cra; do ls o-$r/$2 2>/dev/null; done) t=$W/$1.tar size
   [ -n "$f" ] || return 0
   ( cd $W && tar cf $t $f ) && size=$(stat -c %s $t) || return 1
   if [ $(( (size + 14999999) / 15000000 )) -le $(( 7 - $(ls $OUT | wc -l) )) ]; then
@@ -68,7 +68,43 @@ tar_out() {  # NAME FILE: the carried runs' o-RUN/FILE as one tar in 15 MB parts
 # it (not measured: the rows' steps_per_s will say); their images come from RENDER (default 6 on such a host, which
 # has 16 cores) processes each
 gpu() { echo $(( $1 % NGPU )); }
+# `aux` (planned in the thirty-eighth session, not run yet; docs/baselines.md, "Counting: the next design"): the
+# design race. o-cra, preset small-s2-aux (small-s2 with a per-patch class head and a cross-entropy on what each
+# patch holds: background, an object, a number; ours), from scratch with o-cr2's recipe and graph rule (batch 256,
+# lr 4e-4, seed 0, --eval-every 2000 at 256 NFE, eta 0) to AUX_STOP [10,450] steps, o-cr2's last step (2.68M images,
+# campaign 695e8c5), on AUX_GPU [0]. So o-cr2's eval.csv rows (docs/runs/lease-2026-11-29f/) are the control at equal
+# images, without training it again. Then both are scored at that step on the 500 test images (1000 NFE, eta 1, seed
+# 0): parallel and predicted order, four jobs at once. What it decides: the design is worth its Table 3 run if o-cra's
+# predicted-order accuracy is above o-cr2's (Fisher p < 0.05) with fewer of its samples read as one object
+# (`python benchmarks/check_counting_objects.py` on the four results, on the CPU), and its samples hold legible
+# digits (`srm-bench plot samples`). ~5-12 minutes of one H200 (render-bound at 12 processes), ~2 of scoring.
+# Commands (carry [".whl", "runs"]; runs/ holding o-cr2 (`campaign.sh restore o-cr2`) and, after the first call,
+# o-cra; the shipped weights may stay: the two runs' weights are ~4 MB each):
+#   export T0=$(date +%s); export END=<...>; export LEASE=<name>; FRESH=1 bash benchmarks/device/lease-2026-11-28z.sh aux
+#   (later calls without FRESH=1; the weights come back as weights-count.tar.part-*, joined as for `go` above)
+aux_job() {  # J GPU: job J of AUX_JOBS ("RUN SAMPLER")
+  local job=(${AUX_JOBS[$1]})
+  GPU=$2 timeout $(left) bash benchmarks/device/eval.sh $(latest ${job[0]}) $R/aux :${job[1]}
+}
+aux_judge() {  # GPU: both runs at AUX_STOP, then AUX_JOBS, four at once
+  local r
+  for r in cr2 cra; do
+    reached $r $AUX_STOP || { echo "o-$r at $(wstep $(latest $r)) of $AUX_STOP: not scored yet"; return 1; }
+  done
+  [ $(left) -ge ${JUDGE_MIN_S:-150} ] || { echo "$(left) s left: scored in the next call"; return 1; }
+  AUX_JOBS=("cr2 parallel" "cr2 predicted" "cra parallel" "cra predicted")
+  EVAL_PER_GPU=4 deal_each aux_job ${#AUX_JOBS[@]} $1
+}
 case $1 in
+aux)
+  AUX_STOP=${AUX_STOP:-10450}
+  reached cr2 $AUX_STOP || { echo "runs/o-cr2.safetensors (step $AUX_STOP, campaign.sh restore o-cr2) is needed"; exit 1; }
+  CR_STOP=$AUX_STOP crun ${AUX_GPU:-0} cra small-s2-aux srm 4e-4 > $L/cra 2>&1
+  once aux-judge aux_judge ${AUX_GPU:-0} > $L/judge 2>&1
+  tar_out weights-count weights.safetensors
+  [ -e $W/o-cra/eval.csv ] && { echo "== o-cra"; tail -6 $W/o-cra/eval.csv; }
+  grep -h -v -i warn $L/* 2>/dev/null | grep -v "^==" | tail -20
+  ;;
 go)
   [ -e baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors ] && { once reproduce-ep reproduce_ep $(gpu 1) > $L/reproduce 2>&1 & }
   crun $(gpu 0) cr2 small-s2 srm 4e-4 > $L/cr2 2>&1 &
@@ -83,6 +119,6 @@ go)
   for r in cr2 cr2w crp cr2wd; do [ -e $W/o-$r/eval.csv ] && { echo "== o-$r"; tail -4 $W/o-$r/eval.csv; }; done
   grep -h -v -i warn $L/* 2>/dev/null | grep -v "^==" | tail -20
   ;;
-*) echo "usage: $0 go" >&2; exit 2;;
+*) echo "usage: $0 go|aux" >&2; exit 2;;
 esac
 bash benchmarks/device/collect.sh
