@@ -980,6 +980,15 @@ def test_counting_stream_draws_each_image_with_its_patch_classes() -> None:
             j = next(j for j in range(6) if torch.equal(s.bank[j].float() / 127.5 - 1.0, x))
             assert torch.equal(lab, s.labels[j])
             assert (lab == streams.PATCH_OBJECT).sum() >= 1 and (lab == streams.PATCH_NUMBER).sum() >= 2
+        # The labels lie where the drawing is: pixels of the image's object colour fill its object patches, not its
+        # background ones, nor the object patches' mirror image across the diagonal (x and y swapped).
+        for j in range(6):
+            img = s.bank[j].permute(1, 2, 0).numpy().astype(np.int32)
+            ink = (np.abs(img - np.asarray(s.items["colour"][j], np.int32)).sum(-1) < 60).reshape(16, 8, 16, 8).mean((1, 3))
+            lab = s.labels[j].numpy().reshape(16, 16)
+            obj = lab == streams.PATCH_OBJECT
+            assert ink[obj].mean() > 0.25 > 0.05 > ink[lab == streams.PATCH_BACKGROUND].mean()
+            assert ink[obj].mean() > ink.T[obj].mean() + 0.1
 
 
 def test_small_s2_aux_learns_patch_classes_beside_denoising_on_cpu(tmp_path: Path) -> None:
