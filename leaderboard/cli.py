@@ -247,7 +247,7 @@ def plot_givens_cmd(results: tuple[Path, ...], width: int, out: Path) -> None:
         for r in g.itertuples():
             click.echo(f"  givens {r.givens:>5}: {r.accuracy:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]  "
                        f"{r.solved}/{r.puzzles}")
-    click.echo(f"wrote {plot_givens(list(results), out, width=width)}")
+    click.echo(f"wrote {plot_givens(table, out, width=width)}")
 
 
 @plot.command("training", epilog="\b\nExample:\n  srm-bench plot training runs/cell-mlp runs/dit-cell -o training.png")

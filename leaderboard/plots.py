@@ -5,7 +5,6 @@ and no global pyplot state are needed. PNGs are written atomically.
 """
 from __future__ import annotations
 
-import hashlib
 import io
 import math
 from pathlib import Path
@@ -363,15 +362,16 @@ LineStyle = Literal["-", "--", "-.", ":"]
 SAMPLER_STYLES: dict[str, LineStyle] = {"parallel": ":", "predicted": "-", "predicted-entropy": "--"}
 
 
-def _sudoku_verdicts(result_path: Path) -> tuple[str, str, pd.DataFrame]:
-    """(line name, split, the puzzles' givens and verdicts) of one Sudoku result: its per-sample CSV's ``puzzle``
-    and ``accuracy`` columns beside the number of given cells of each puzzle in the canonical test set it scored."""
+def _sudoku_verdicts(result_path: Path) -> tuple[str, pd.DataFrame]:
+    """(line name, the puzzles' givens and verdicts) of one Sudoku result: its per-sample CSV's ``puzzle`` and
+    ``accuracy`` columns (checked as ``srm-bench compare`` checks them: the file's hash, every metric against it)
+    beside the number of given cells of each puzzle in the canonical test set it scored."""
     from srm_bench.canonical import canonical_dataset
-    from srm_bench.results import load_result
 
-    from .store import sampler_label
+    from .compare import _load
+    from .store import RATE_VALUES, sampler_label
 
-    result = load_result(result_path)
+    result, per = _load(result_path)
     if result.get("task") != "sudoku":
         raise SrmBenchError(f"{result_path}: a {result.get('task')} result; accuracy against givens is Sudoku's")
     split = str(result.get("split"))
@@ -383,25 +383,12 @@ def _sudoku_verdicts(result_path: Path) -> tuple[str, str, pd.DataFrame]:
     if scored != ds.content_sha256:
         raise SrmBenchError(f"{result_path}: scored on a set whose hash {str(scored)[:12]} is not the canonical "
                             f"{split} set's {ds.content_sha256[:12]}; the givens are read from the canonical set")
-    csv_name = result.get("per_sample_file")
-    csv = per_sample_path(result_path.parent, csv_name) if csv_name else None
-    if csv is None:
-        raise SrmBenchError(f"{result_path}: its per-sample CSV is missing; keep it (or its .gz) beside the result JSON")
-    data = read_per_sample_bytes(csv)
-    recorded = result.get("per_sample_sha256")
-    if recorded and hashlib.sha256(data).hexdigest() != recorded:
-        raise SrmBenchError(f"{csv}: its bytes do not hash to the result's per_sample_sha256 {recorded[:12]}; "
-                            "it is not the file this result scored")
-    try:
-        per = pd.read_csv(io.BytesIO(data), usecols=["puzzle", "accuracy"])
-    except ValueError as exc:
-        raise SrmBenchError(f"{csv}: no puzzle and accuracy columns to read ({exc})") from None
-    if per.empty:
-        raise SrmBenchError(f"{csv}: no rows")
+    if "puzzle" not in per.columns or per.empty:
+        raise SrmBenchError(f"{result_path}: its per-sample CSV has no puzzle column or no rows")
     givens = np.asarray(ds.items["mask"], dtype=bool).reshape(ds.count, -1).sum(1)
     puzzles = per["puzzle"].to_numpy()
     if puzzles.min() < 0 or puzzles.max() >= ds.count:
-        raise SrmBenchError(f"{csv}: puzzle indices outside the {split} set's 0-{ds.count - 1}")
+        raise SrmBenchError(f"{result_path}: puzzle indices outside the {split} set's 0-{ds.count - 1}")
     model = result.get("model") or {}
     sampler = model.get("sampler") or {}
     name = f"{model.get('name', '?')} · {sampler_label(sampler)}"
@@ -410,8 +397,8 @@ def _sudoku_verdicts(result_path: Path) -> tuple[str, str, pd.DataFrame]:
     weights = ((model.get("training") or {}).get("checkpoint_sha256") or "")[:8]
     if weights:
         name += f" ({weights})"
-    verdicts = per["accuracy"].map(lambda v: str(v).strip().lower() in ("true", "1", "1.0"))
-    return name, split, pd.DataFrame({"givens": givens[puzzles], "solved": verdicts.to_numpy(bool)})
+    solved = per["accuracy"].map(RATE_VALUES).to_numpy(bool)  # check_per_sample found only True/False there
+    return name, pd.DataFrame({"givens": givens[puzzles], "solved": solved})
 
 
 def givens_table(result_paths: list[str | Path], *, width: int = 3) -> pd.DataFrame:
@@ -429,7 +416,7 @@ def givens_table(result_paths: list[str | Path], *, width: int = 3) -> pd.DataFr
         raise SrmBenchError("name at least one Sudoku result JSON")
     parts = []
     for path in result_paths:
-        name, split, frame = _sudoku_verdicts(Path(path))
+        name, frame = _sudoku_verdicts(Path(path))
         parts.append(frame.assign(line=name))
     allp = pd.concat(parts, ignore_index=True)
     allp["bin"] = allp["givens"] // width * width
@@ -442,10 +429,10 @@ def givens_table(result_paths: list[str | Path], *, width: int = 3) -> pd.DataFr
     return pd.DataFrame(rows).sort_values(["line", "mean_givens"], kind="stable").reset_index(drop=True)
 
 
-def plot_givens(result_paths: list[str | Path], out: str | Path, *, width: int = 3) -> Path:
-    """:func:`givens_table` drawn: accuracy against the number of given cells, a line per model, weights and
-    sampler, each bin at its puzzles' mean givens with its 95% interval; the splits' borders dotted."""
-    table = givens_table(result_paths, width=width)
+def plot_givens(table: pd.DataFrame, out: str | Path, *, width: int) -> Path:
+    """A :func:`givens_table` (of ``width`` givens a bin) drawn: accuracy against the number of given cells, a line
+    per model, weights and sampler, each bin at its puzzles' mean givens with its 95% interval; the splits' borders
+    dotted."""
     fig = _figure(7.5, 4.4)
     ax = fig.add_subplot()
     for line, g in table.groupby("line", sort=False):

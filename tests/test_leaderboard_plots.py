@@ -290,23 +290,22 @@ def test_plot_training_draws_runs_and_refuses_other_folders(tmp_path: Path) -> N
 
 def _sudoku_result(folder: Path, name: str, split: str, verdicts: dict[int, bool], *, weights: str = "a" * 64,
                    dataset_sha256: str | None = None) -> Path:
-    """A Sudoku result JSON in ``folder`` (copied from a committed one) whose per-sample CSV gives ``verdicts``
-    (puzzle index -> solved), scored by weights ``weights`` on the canonical ``split`` set."""
+    """A Sudoku result JSON in ``folder`` with its per-sample CSV, consistent as ``srm-bench evaluate`` writes them:
+    ``verdicts`` (puzzle index -> solved) scored by weights ``weights`` on the canonical ``split`` set."""
     import hashlib
 
     from srm_bench.canonical import canonical_dataset
 
-    src = ROOT / "leaderboard/results/baselines/sudoku-2026-11-29m"
-    res = json.loads(next(src.glob("sudoku-hard-*02f0a8dd2803.json")).read_text())
-    text = "sample,puzzle,accuracy\n" + "".join(f"{i},{k},{v}\n" for i, (k, v) in enumerate(verdicts.items()))
-    res.update(split=split, per_sample_file=f"{name}.per_sample.csv",
-               per_sample_sha256=hashlib.sha256(text.encode()).hexdigest())
-    res["dataset"]["content_sha256"] = dataset_sha256 or canonical_dataset("sudoku", split).content_sha256
-    res["model"]["training"]["checkpoint_sha256"] = weights
-    folder.mkdir(parents=True, exist_ok=True)
+    order = sorted(verdicts, key=lambda k: not verdicts[k])  # make_result marks its first `correct` samples solved
+    res = make_result("sudoku", split, model="srm-cellnet", n=len(order), correct=sum(verdicts.values()),
+                      l1_mean=None, dataset_sha=dataset_sha256 or canonical_dataset("sudoku", split).content_sha256,
+                      training={"steps": 40000, "batch": 512, "arch": "cellnet", "preset": "cell-aux-tpl",
+                                "checkpoint_sha256": weights})
+    text = "sample,puzzle,accuracy\n" + "".join(f"{i},{k},{verdicts[k]}\n" for i, k in enumerate(order))
+    res.update(per_sample_file=f"{name}.per_sample.csv", per_sample_sha256=hashlib.sha256(text.encode()).hexdigest())
+    (folder / f"{name}.per_sample.csv").parent.mkdir(parents=True, exist_ok=True)
     (folder / f"{name}.per_sample.csv").write_text(text)
-    (folder / f"{name}.json").write_text(json.dumps(res))
-    return folder / f"{name}.json"
+    return write(folder, f"{name}.json", res)
 
 
 def _givens(split: str) -> np.ndarray:
