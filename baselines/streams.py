@@ -226,7 +226,7 @@ def patch_classes(items: dict[str, np.ndarray], side: int) -> np.ndarray:
     ``n_objects``; ``number_xy``, ``number_radius``), in units of the image side, x to the right and y down.
     Circles are disjoint, so no centre lies in two. The smallest radius (0.07 of the side) spans more than two
     patches of a 16 x 16 grid, so every object and number holds a patch centre. The stream's render workers
-    compute it beside the images (~0.03 s of one core for a bank of 4096 items).
+    compute it beside the images (~0.025 s of one core for a bank of 4096 items: benchmarks/bench_counting_stream.py).
 
     Example:
         >>> items = {"object_xy": np.array([[[0.5, 0.5]]]), "object_radius": np.array([[0.2]]),

@@ -7,6 +7,7 @@ Usage:
 Figures (wall clock):
 - ``render``: images/s of bank rendering with W workers (bank 1, rendered while nothing else
   runs; bank 0 absorbs the start-up);
+- ``labels``: seconds of one core for the patch classes of one bank's items (part of the rendering above);
 - ``loop``: a trainer that draws ``--batch`` images per step at ``--draw-rate`` images/s (the
   step's compute simulated by sleeping), with ``refresh`` = views x bank / batch draws per bank:
   the seconds its draws waited for rendering after the first bank, the share of the loop's wall
@@ -28,6 +29,21 @@ def bench_render(task: str, bank_size: int, workers: int, device: str) -> float:
         t0 = time.perf_counter()
         s.wait_next()
         return bank_size / (time.perf_counter() - t0)
+
+
+def bench_labels(task: str, bank_size: int) -> float:
+    """Seconds of one core that the patch classes of a bank's items take (``streams.patch_classes``, computed by the
+    render workers beside the images), on a rendered bank's own items."""
+    from srm_bench.baselines.streams import patch_classes
+    from srm_bench.registry import get_task
+
+    with STREAMS[task]("cpu", bank_size=bank_size, refresh=1, workers=1) as s:  # type: ignore[call-arg]
+        s.draw(1)
+        items = {k: v for k, v in s.items.items() if k != "patch_classes"}
+    spec = get_task(task)
+    t0 = time.perf_counter()
+    patch_classes(items, spec.image_shape[0] // spec.patch_size)
+    return time.perf_counter() - t0
 
 
 def bench_loop(task: str, bank_size: int, workers: int, device: str, rate: float, batch: int, views: float,
@@ -69,6 +85,8 @@ def main() -> None:
     for w in (int(v) for v in args.workers.split(",")):
         rate = bench_render(args.task, args.bank_size, w, args.device)
         print(f"render  workers={w}: {rate:8.1f} images/s")
+    print(f"labels  the patch classes of a bank of {args.bank_size}: {bench_labels(args.task, args.bank_size):.4f} s "
+          "of one core (in the render workers)")
     for w in (int(v) for v in args.workers.split(",")):
         r = bench_loop(args.task, args.bank_size, w, args.device, args.draw_rate, args.batch, args.views, args.draws)
         print(f"loop    workers={w}: draw {args.draw_rate:.0f} img/s at batch {args.batch}, refresh {r['refresh']} "
