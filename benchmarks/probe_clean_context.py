@@ -12,7 +12,10 @@ is probed at f = 0 only, the state it is trained on.
 Sudoku (a task with given cells, --split) probes the states a sequential sampler visits: the givens
 clean, a fraction f of the other cells clean (their true digits) and the rest at level t; beside the
 error it prints how often the class head (preset cell-aux and its kin) reads the right digit in the
-noisy cells, the digit a sampler would be led to draw there.
+noisy cells, the digit a sampler would be led to draw there. For a model with both heads it also
+prints how often the one noisy cell that predicted order would start next (the lowest score) reads
+right, ranked by the uncertainty head's log-variance (the paper's predicted order) and by the class
+head's entropy (`--uncertainty entropy`): a sequential sampler draws one such pick after another.
 
 Usage: python benchmarks/probe_clean_context.py WEIGHTS... [-n 32] [--levels 0.1 0.5 0.9]
        [--fractions 0 0.01 0.05 0.2 0.5] [--split hard] [--seed 0] [--device cpu]
@@ -47,8 +50,10 @@ def context_errors(model: torch.nn.Module, path: NoisePath, x: torch.Tensor, pat
                    fractions: list[float], seed: int, known: torch.Tensor | None = None,
                    digits: torch.Tensor | None = None) -> dict[tuple[float, float], tuple[float, float]]:
     """{(t, f): (MSE of x0-hat over the noisy patches, the share of noisy patches whose class the class
-    head reads right)} for clean images ``x`` (B, C, H, W) in [-1, 1]; the share is NaN without ``digits``
-    (B, P: the patches' classes, 1-based) or a class head.
+    head reads right, that share for the one noisy patch of lowest log-variance, and for the one of
+    lowest class entropy)} for clean images ``x`` (B, C, H, W) in [-1, 1]; the shares are NaN without
+    ``digits`` (B, P: the patches' classes, 1-based) or a class head, the log-variance pick also
+    without an uncertainty head.
 
     The same noise and the same choice of clean patches (the first f of a fixed random key per
     patch) for every (t, f), so rows and columns differ only in t and f. ``known`` (B, P) bool: patches
@@ -66,11 +71,31 @@ def context_errors(model: torch.nn.Module, path: NoisePath, x: torch.Tensor, pat
             res = model(z, tt)
             x0, _ = path.split(z, res.mean.float(), tp)
             noisy = (tp > 0).expand_as(x)
-            right = float("nan")
+            right = pick_logvar = pick_entropy = float("nan")
             if digits is not None and getattr(res, "logits", None) is not None:
-                right = float((res.logits.argmax(-1) + 1 == digits)[~clean].float().mean())
-            out[(t, f)] = (float(((x0 - x) ** 2)[noisy].mean()), right)
+                hit = res.logits.argmax(-1) + 1 == digits
+                right = float(hit[~clean].float().mean())
+                pick_entropy = first_pick(class_entropy(res.logits), clean, hit)
+                if res.logvar is not None:
+                    pick_logvar = first_pick(res.logvar, clean, hit)
+            out[(t, f)] = (float(((x0 - x) ** 2)[noisy].mean()), right, pick_logvar, pick_entropy)
     return out
+
+
+def class_entropy(logits: torch.Tensor) -> torch.Tensor:
+    """(B, P) entropy in nats of the class head's per-patch distribution (logits B, P, K)."""
+    logp = torch.log_softmax(logits.float(), -1)
+    return -(logp.exp() * logp).sum(-1)
+
+
+def first_pick(score: torch.Tensor, clean: torch.Tensor, hit: torch.Tensor) -> float:
+    """The share of rows whose lowest-``score`` patch among the noisy ones (``clean`` False) is one
+    the class head reads right (``hit``); rows without a noisy patch are left out (NaN if none is left)."""
+    some = (~clean).any(1)
+    if not bool(some.any()):
+        return float("nan")
+    pick = score.float().masked_fill(clean, float("inf")).argmin(1)
+    return float(hit.gather(1, pick[:, None])[some].float().mean())
 
 
 def main() -> None:
@@ -110,6 +135,12 @@ def main() -> None:
             print("  class head's digit right in the noisy cells")
             for t in args.levels:
                 print(f"  {t:<19g}" + "".join(f"{errs[(t, f)][1]:9.3f}" for f in fractions))
+            for i, by in ((2, "the uncertainty head's log-variance"), (3, "the class head's entropy")):
+                if np.isnan(errs[(args.levels[0], fractions[0])][i]):
+                    continue
+                print(f"  the next cell by {by}: its digit right")
+                for t in args.levels:
+                    print(f"  {t:<19g}" + "".join(f"{errs[(t, f)][i]:9.3f}" for f in fractions))
 
 
 if __name__ == "__main__":

@@ -619,7 +619,7 @@ def test_clean_context_probe_scores_the_noisy_patches_only() -> None:
 
     exact = mod.context_errors(Exact(), rf, x, 4, [0.3, 0.9], [0.0, 0.5], seed=0)
     assert set(exact) == {(0.3, 0.0), (0.3, 0.5), (0.9, 0.0), (0.9, 0.5)}
-    assert max(mse for mse, _ in exact.values()) < 1e-8
+    assert max(v[0] for v in exact.values()) < 1e-8
     zero = mod.context_errors(Zero(), rf, x, 4, [0.5], [0.0, 0.5], seed=0)
     base = zero[(0.5, 0.0)][0] / 0.25  # E[(eps - x)^2] over all pixels
     assert 1.0 < base < 2.0
@@ -642,6 +642,27 @@ def test_clean_context_probe_scores_the_noisy_patches_only() -> None:
     res = mod.context_errors(Head(), rf, x, 4, [0.5], [0.0], seed=0, digits=digits)
     assert res[(0.5, 0.0)][1] == 0.5
     assert np.isnan(mod.context_errors(Head(), rf, x, 4, [0.5], [0.0], seed=0)[(0.5, 0.0)][1])
+    assert np.isnan(res[(0.5, 0.0)][2])  # no uncertainty head, no log-variance pick
+
+    # The next cell: the log-variance ranks patch 9 (read wrong) lowest, the entropy patch 3 (read right,
+    # the most confident reading; patch 12 is the least), so the picks score 0 and 1; once patch 3 is clean the entropy's
+    # lowest noisy patch is another one. Patch 9 clean: the log-variance's next pick is patch 10, wrong too.
+    class Ranked(torch.nn.Module):
+        def forward(self, z, t):
+            guess = torch.where(torch.arange(16) < 8, digits, digits % 9 + 1)
+            logits = torch.nn.functional.one_hot(guess - 1, 9).float()
+            logits[:, 3] *= 20.0
+            logits[:, 12] = 0.0  # the least sure reading (a wrong one)
+            logvar = torch.arange(16.0).sub(9.0).abs().expand(4, 16).clone()
+            return DenoiserOutput(mean=torch.zeros_like(z), v=None, logvar=logvar, logits=logits)
+
+    picks = mod.context_errors(Ranked(), rf, x, 4, [0.5], [0.0], seed=0, digits=digits)[(0.5, 0.0)]
+    assert (picks[1], picks[2], picks[3]) == (0.5, 0.0, 1.0)
+    known = torch.zeros(4, 16, dtype=torch.bool)
+    known[:, 3] = known[:, 9] = True
+    picks = mod.context_errors(Ranked(), rf, x, 4, [0.5], [0.0], seed=0, known=known, digits=digits)[(0.5, 0.0)]
+    assert (picks[2], picks[3]) == (0.0, 1.0)
+    assert np.isnan(mod.first_pick(torch.zeros(2, 3), torch.ones(2, 3, dtype=torch.bool), torch.ones(2, 3, dtype=torch.bool)))
 
 
 def test_completion_probe_keeps_the_given_patches_and_redraws_only_the_missing_ones() -> None:
