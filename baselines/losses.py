@@ -41,7 +41,10 @@ class LossWeights:
     # the target the mean image of the patch's class would give (needs labels and templates). Its
     # expectation is then the spread between the candidate classes' mean images alone, without
     # the within-class (stroke style, ink) part that a known digit still carries
-    # (benchmarks/check_uncertainty_targets.py --knowledge candidates).
+    # (benchmarks/check_uncertainty_targets.py --knowledge candidates). "class": the class head's
+    # cross-entropy at the patch's class (stop-gradient), so the head learns log E[digit error]:
+    # every confusion counts alike, where the template's spread is small between look-alike
+    # digits (needs labels and a class head).
     nll_target: str = "sample"
 
 
@@ -98,20 +101,27 @@ def srm_loss(out: DenoiserOutput, x: torch.Tensor, eps: torch.Tensor, z: torch.T
     # The last step (to s = 0) has no Gaussian posterior: no VLB term there.
     vlb = per_patch(torch.where(s_pix > 0, kl, torch.zeros_like(kl)), patch)
 
-    nll_of = target
-    if weights.nll_target == "template":
-        if labels is None or templates is None:
-            raise SrmBenchError("the template uncertainty target needs per-patch labels and class templates "
-                                "(a task whose training stream carries classes, e.g. sudoku)")
-        nll_of = path.target_of(patches_to_image(templates[labels], grid), eps, t_pix)
-    elif weights.nll_target != "sample":
-        raise SrmBenchError(f"unknown nll_target {weights.nll_target!r}; valid: sample, template")
-    if weights.nll_blur > 1:
-        if patch % weights.nll_blur:
-            raise SrmBenchError(f"nll_blur {weights.nll_blur} must divide the patch side {patch}")
-        err = per_patch(F.avg_pool2d(nll_of - pred_sg, weights.nll_blur) ** 2, patch // weights.nll_blur)
+    if weights.nll_target == "class":
+        if out.logits is None or labels is None:
+            raise SrmBenchError("the class uncertainty target needs a model with a class head (classes > 0) and "
+                                "per-patch labels (a task whose training stream carries classes, e.g. sudoku)")
+        err = F.cross_entropy(out.logits.detach().float().flatten(0, 1), labels.flatten(),
+                              reduction="none").reshape(labels.shape)
     else:
-        err = per_patch((nll_of - pred_sg) ** 2, patch)
+        nll_of = target
+        if weights.nll_target == "template":
+            if labels is None or templates is None:
+                raise SrmBenchError("the template uncertainty target needs per-patch labels and class templates "
+                                    "(a task whose training stream carries classes, e.g. sudoku)")
+            nll_of = path.target_of(patches_to_image(templates[labels], grid), eps, t_pix)
+        elif weights.nll_target != "sample":
+            raise SrmBenchError(f"unknown nll_target {weights.nll_target!r}; valid: sample, template, class")
+        if weights.nll_blur > 1:
+            if patch % weights.nll_blur:
+                raise SrmBenchError(f"nll_blur {weights.nll_blur} must divide the patch side {patch}")
+            err = per_patch(F.avg_pool2d(nll_of - pred_sg, weights.nll_blur) ** 2, patch // weights.nll_blur)
+        else:
+            err = per_patch((nll_of - pred_sg) ** 2, patch)
     logvar = out.logvar.float()
     nll = 0.5 * (logvar + err * torch.exp(-logvar))
 

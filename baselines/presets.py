@@ -248,6 +248,15 @@ def _cell_aux_tpl(task: str, baseline: str, common: dict[str, Any]) -> TrainConf
     return replace(cfg, loss={**cfg.loss, "nll_target": "template"})
 
 
+def _cell_aux_cls(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
+    """cell-aux whose uncertainty head learns the class head's cross-entropy at the cell's digit
+    (``LossWeights.nll_target = "class"``): the expected digit error, in which a confusion between
+    look-alike digits counts as much as any other (the template target's spread is small there).
+    Ours, like the template target; ``--init`` continues cell-aux weights (docs/sudoku-baselines.md)."""
+    cfg = _cell_aux(task, baseline, common)
+    return replace(cfg, loss={**cfg.loss, "nll_target": "class"})
+
+
 def _unet_s(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
     """The paper's UNet at base width 32 with the last level's width capped at 2x (Even Pixels:
     3.2M parameters, 6.4 MB in bf16, small enough to ship), at the paper's batch and learning
@@ -345,6 +354,7 @@ PRESET_FACTORIES = {
     "dit-s": _dit_preset("S"), "dit-b": _dit_preset("B"), "dit-s14": _dit_s14,
     "dit-cell": _dit_cell, **{name: _cell_preset(name) for name in CELL_SIZES}, "cell-aux": _cell_aux,
     "cell-aux-b7": _cell_aux_b7, "cell-aux-tpl": _cell_aux_tpl,
+    "cell-aux-cls": _cell_aux_cls,
 }
 PRESETS = tuple(PRESET_FACTORIES)
 

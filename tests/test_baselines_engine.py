@@ -3,6 +3,7 @@ travel (weights.safetensors, --init), accuracy measured during training, CellNet
 from __future__ import annotations
 
 import csv
+import math
 from pathlib import Path
 
 import numpy as np
@@ -885,6 +886,64 @@ def test_cell_aux_tpl_trains_with_the_streams_templates_on_cpu(tmp_path: Path) -
     assert rows["cell-aux"]["nll"] != rows["cell-aux-tpl"]["nll"]
     # A fixed split has no class templates: refused before anything is written.
     with pytest.raises(SrmBenchError, match="template uncertainty target"):
+        train(cfg, tmp_path / "split", tmp_path / "refused", device="cpu", resume=False, progress=False)
+    assert not (tmp_path / "refused").exists()
+
+
+def test_class_nll_target_is_the_class_heads_cross_entropy_without_its_gradient() -> None:
+    """nll_target = "class": the head's error is the class head's cross-entropy at the patch's label, whatever
+    the pixels; the head term sends no gradient into the class logits (the cls term alone trains them)."""
+    from srm_bench.baselines.diffusion import DenoiserOutput
+    from srm_bench.baselines.losses import LossWeights, srm_loss
+    from srm_bench.baselines.noise import NoisePath
+
+    path = NoisePath("rectified_flow", "velocity")
+    x, eps = torch.rand(1, 1, 8, 8) * 2 - 1, torch.randn(1, 1, 8, 8)
+    t = torch.tensor([[1.0, 0.5, 0.2, 0.9]])
+    z = path.noise(x, eps, torch.ones(1, 1, 8, 8) * 0.7)
+    labels = torch.tensor([[0, 2, 1, 2]])
+    logits = torch.tensor([[[4.0, 0.0, 0.0], [1.0, 1.0, 1.0], [0.0, 3.0, -1.0], [2.0, 0.0, 0.0]]], requires_grad=True)
+    logvar = torch.tensor([[0.0, 1.0, -1.0, 0.5]], requires_grad=True)
+    out = DenoiserOutput(torch.randn(1, 1, 8, 8), torch.zeros(1, 1, 8, 8), logvar, logits)
+    w = torch.tensor([[1.0, 1.0, 1.0, 0.0]])  # the last patch (a given) is left out
+    only_head = LossWeights(mse=0.0, vlb=0.0, nll=1.0, nll_target="class")
+    total, parts = srm_loss(out, x, eps, z, t, w, path, 4, only_head, labels)
+    ce = torch.nn.functional.cross_entropy(logits.detach()[0], labels[0], reduction="none")
+    want = (0.5 * (logvar.detach()[0] + ce * torch.exp(-logvar.detach()[0])))[:3].mean()
+    assert float(parts["nll"]) == pytest.approx(float(want), rel=1e-6)
+    assert float(ce[1]) == pytest.approx(math.log(3.0)) and float(ce[0]) < 0.05  # unsure patch > sure one
+    total.backward()
+    assert logits.grad is None or float(logits.grad.abs().sum()) == 0.0
+    assert logvar.grad is not None and float(logvar.grad[0, :3].abs().min()) > 0.0
+    # The pixels do not enter it: another prediction, the same head term.
+    other = DenoiserOutput(torch.zeros(1, 1, 8, 8), torch.zeros(1, 1, 8, 8), logvar.detach(), logits.detach())
+    assert float(srm_loss(other, x, eps, z, t, w, path, 4, only_head, labels)[1]["nll"]) == float(parts["nll"])
+    no_head = DenoiserOutput(out.mean, out.v, logvar.detach(), None)
+    with pytest.raises(SrmBenchError, match="class uncertainty target needs a model with a class head"):
+        srm_loss(no_head, x, eps, z, t, w, path, 4, only_head, labels)
+    with pytest.raises(SrmBenchError, match="class uncertainty target"):
+        srm_loss(out, x, eps, z, t, w, path, 4, only_head, None)
+    cfg = make_config("sudoku", "srm", "cell-aux-cls")
+    assert cfg.loss["nll_target"] == "class" and cfg.model == make_config("sudoku", "srm", "cell-aux").model
+    assert {**cfg.loss, "nll_target": "template"} == make_config("sudoku", "srm", "cell-aux-tpl").loss
+
+
+def test_cell_aux_cls_trains_on_cpu_and_refuses_a_fixed_split(tmp_path: Path) -> None:
+    """Same seed, same first batch: only the head's loss term differs from cell-aux-tpl's; a fixed split (no
+    per-cell labels) is refused before anything is written."""
+    from dataclasses import replace
+
+    rows = {}
+    for preset in ("cell-aux-tpl", "cell-aux-cls"):
+        cfg = make_config("sudoku", "srm", preset)
+        model = {**cfg.model, "hidden": 32, "depth": 1, "heads": 2, "dec_hidden": 16}
+        cfg = replace(cfg, model=model, batch_size=2, steps=1, log_every=1, ckpt_every=1, bf16=False, warmup_steps=1)
+        train(cfg, None, tmp_path / preset, device="cpu", resume=False, progress=False)
+        rows[preset] = list(csv.DictReader(open(tmp_path / preset / "log.csv")))[0]
+    assert rows["cell-aux-tpl"]["mse"] == rows["cell-aux-cls"]["mse"]
+    assert rows["cell-aux-tpl"]["cls"] == rows["cell-aux-cls"]["cls"]
+    assert rows["cell-aux-tpl"]["nll"] != rows["cell-aux-cls"]["nll"]
+    with pytest.raises(SrmBenchError, match="class uncertainty target"):
         train(cfg, tmp_path / "split", tmp_path / "refused", device="cpu", resume=False, progress=False)
     assert not (tmp_path / "refused").exists()
 

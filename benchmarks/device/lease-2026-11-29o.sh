@@ -1,59 +1,57 @@
-# Lease o of 2026-11-29 (planned in the thirty-ninth session; not run yet): issue 11 at 20.5M images, a second
-# training seed of the recipe and the whole Table 1 of both seeds. Lease n found the DDPM at 20.5M (o-t4d: hard 0.008,
-# medium 0.532, the paper's DDPM's 0.008 / 0.536) within the bar, and the SRM continued to 30.7M worse with the head
-# (o-t4u6 0.392 against o-t4u's 0.470 at 20.5M, paired p 0.013), so the bar's pair is sought at 20.5M. How far a
-# second seed of the same recipe moves the head's row is not known (one sampling seed moved the shipped model's by
-# 0.070). Two jobs:
-#   o-t4s   o-t4u's recipe with --seed 1 (network init and training data): preset cell-aux-tpl, Uniform t-bar, batch
-#           512, lr 3e-4 after 1,000 warm-up steps, linear to 0 over the last COOL [8,000], EMA 0.999, compiled, under
-#           the CUDA graph once benchmarks/check_cuda_graph.py passes on the host, from scratch to STOP [40,000] steps
-#           = 20.5M images, on TRAIN_GPU [0]; then its fourteen Table 1 rows (hard first) on S_GPUS [every GPU]
-#   o-t4u   (campaign, seed 0, 20.5M) the ten Table 1 rows lease m did not score (the entropy variant and the
-#           reference protocol on hard, then easy and medium in four orders), on U_GPUS [every GPU but TRAIN_GPU;
-#           TRAIN_GPU on a one-GPU host], named as lease m's rows
+# Lease o of 2026-11-29 (planned in the thirty-ninth session; not run yet): issue 11 at 20.5M images, two arms
+# trained like o-t4u (seed 0, 20.5M: hard 0.470 with the head). Lease n found the DDPM at 20.5M (o-t4d: hard 0.008,
+# medium 0.532; the paper's DDPM 0.008 / 0.536) within the bar, and the SRM continued to 30.7M worse with the head
+# (o-t4u6 0.392, paired p 0.013) though 0.530 with the class entropy; in all nine models scored both ways the class
+# entropy ranks cells better than the head (+0.05 to +0.22). So the bar's pair is sought at 20.5M:
+#   o-t4c   the design change: preset cell-aux-cls, whose uncertainty head learns the class head's cross-entropy at
+#           the cell's digit (log E[digit error]) in place of the template target's pixel error. For an idealised
+#           reasoner the template target's first pick, where no naked single exists (hard puzzles), holds fewer
+#           right digits than the entropy's (0.16 / 0.22 / 0.31 / 0.47 against 0.18 / 0.25 / 0.36 / 0.51 at 5 / 10 /
+#           15 / 20 givens; `python benchmarks/check_uncertainty_targets.py --knowledge candidates --count 2048
+#           --givens 5 10 15 20 25`): its spread is small between look-alike digits. Seed 0, so o-t4u (same seed,
+#           same data, same init but the head's last layer) is its control, paired on the same puzzles
+#   o-t4s   o-t4u's recipe with --seed 1: how far a second training seed moves the head's row (one sampling seed moved
+#           the shipped model's by 0.070), the yardstick for reading o-t4c against o-t4u
+# Both: Uniform t-bar, batch 512, lr 3e-4 after 1,000 warm-up steps, linear to 0 over the last COOL [8,000], EMA 0.999,
+# compiled, under the CUDA graph once benchmarks/check_cuda_graph.py passes for the preset on the host, from scratch
+# to STOP [40,000] steps = 20.5M images (0.36 GPU-h each), o-t4s on GPU 0 and o-t4c on GPU 1 (both on GPU 0 on a
+# one-GPU host). Then each one's fourteen Table 1 rows, hard first, on its own GPU (and GPU 2 / 3 on a four-GPU host);
+# and in the first call o-t4u's hard row in predicted order by the class entropy (lease m scored only the head's), on
+# the last GPU.
 # Scoring: 500 canonical puzzles a row, 1000 NFE, eta 1, seed 0, EVAL_PER_GPU [4] jobs at once on a GPU; a job starts
 # only with JOB_MIN_S [170] s left in the call.
-# The decision, fixed before the runs (lease n's rule): a pair of equal budget meets issue 11's bar if the SRM's hard
-# predicted-order row with the head (seed 0) is >= 0.50, its parallel row and the DDPM's hard parallel row <= 0.05,
-# easy >= 0.99 with every SRM sampler and medium in the paper's order. Two pairs are judged, (o-t4u, o-t4d) and
-# (o-t4s, o-t4d), and both are reported with the two seeds' pooled head row (n = 1,000) beside them, whichever meets
-# it; an SRM that meets it ships as srm-sudoku (`benchmarks/ship_model.py srm-sudoku runs/o-t4X.safetensors <its 14
-# result JSONs> --status "..." --card "NVIDIA H200 (1 GPU of a 2x H200 host throughout)"`) after `srm-bench reproduce`
-# of its hard predicted-order row on the device type. If neither does, issue 11 stays open with the seed spread
-# recorded.
-# Time on a 2x H200 host: o-t4s ~21 minutes of one GPU (lease m: 32.5 steps/s under the graph) plus ~1.5 of compiling
-# and the graph check, so three calls; o-t4u's rows ~8 minutes of the other GPU in the first call (three rounds of
-# ~150 s); o-t4s's rows ~5 minutes on both GPUs (a fourth call, or the next session's first on a fresh host: carry
-# runs/o-t4s.safetensors, DONE="rows-t4u"). The other GPU is free after o-t4u's rows: Even Pixels' `cmax` can run
-# there in the same calls (U_GPUS=1 S_GPUS=0 here, EP_GPUS=1 there; lease-2026-11-29k.sh's header).
-# Commands (carry [".whl", "runs"]; the shipped Sudoku and Counting weights and the Counting evaluators' weights set
-# aside, the shipped Even Pixels SRM kept if `cmax` runs beside; runs/ holding o-t4u.safetensors from
-# `bash benchmarks/device/campaign.sh restore o-t4u` in the first call; after it, o-t4s as joined, and o-t4u moved
-# aside once its rows have come back):
+# The decisions, fixed before the runs:
+#   - the class target lifts the head if o-t4c's hard predicted-order row with the head beats o-t4u's (0.470), paired
+#     on the same puzzles, McNemar p < 0.05; o-t4s against o-t4u says how much of any difference a seed alone gives;
+#   - issue 11's bar (lease n's rule) is met by an SRM of 20.5M whose hard predicted-order row with the head (seed 0)
+#     is >= 0.50, its parallel row <= 0.05, easy >= 0.99 with every sampler and medium in the paper's order, with the
+#     DDPM o-t4d (20.5M, parallel hard 0.008) as its partner. If o-t4c or o-t4s meets it (both: the higher head row),
+#     it ships as srm-sudoku after `srm-bench reproduce` of its hard predicted-order row on the device type:
+#     `python benchmarks/ship_model.py srm-sudoku runs/o-t4X.safetensors <its 14 result JSONs> --status "..." --card
+#     "NVIDIA H200 (1 GPU of a 2x H200 host throughout)"`. Both arms are reported either way, with o-t4u beside.
+# Time on a 2x H200 host: both arms side by side ~21 minutes (lease m: 32.5 steps/s each under the graph) plus ~1.5 of
+# compiling and the graph checks: three calls; the rows, 14 jobs an arm on its GPU four at once (~150 s a round): ~10
+# minutes, the next session's first call(s) on a fresh host (carry both arms' weights: 36 MB beside the ~17 MB tree).
+# On a 4x H200 host the rows take half that.
+# Commands (carry [".whl", "runs"]; every shipped baseline weights file and the Counting evaluators' weights set aside;
+# runs/ holding o-t4u.safetensors from `bash benchmarks/device/campaign.sh restore o-t4u` in the first call only,
+# then o-t4s and o-t4c as joined; o-t4u moved aside after call 1, its row back or not):
 #   export T0=$(date +%s); export END=<budget_left_s - 60, at most 560>; export LEASE=<name>
-#   FRESH=1 bash benchmarks/device/lease-2026-11-29o.sh go     # the first call (o-t4s from scratch); later without
+#   FRESH=1 bash benchmarks/device/lease-2026-11-29o.sh go     # the first call (both arms from scratch); later without
 #   bash benchmarks/device/campaign.sh join <files_at>          # after every call, in one tool block with the next
-#   bash benchmarks/device/campaign.sh save runs/o-t4s.safetensors   # at the session's end
-# With `cmax` beside (setup first, so that the two scripts do not install the package at once on a fresh host):
-#   bash -c 'source benchmarks/device/setup.sh'; U_GPUS=1 S_GPUS=0 bash benchmarks/device/lease-2026-11-29o.sh go \
-#     > /tmp/o.log 2>&1 & EP_GPUS=1 JUDGE_MIN_S=300 bash benchmarks/device/lease-2026-11-29k.sh cmax; wait; cat /tmp/o.log
-# (the first call without `cmax`: o-t4u's rows hold GPU 1 then; FRESH=1 there)
+#   bash benchmarks/device/campaign.sh save runs/o-t4s.safetensors runs/o-t4c.safetensors   # at the session's end
+# On a fresh host of a later session, DONE="rows-t4s rows-t4c ent-t4u" (the steps whose results came back) keeps
+# them from being run again.
 source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
 R=/tmp/results; W=/tmp/runs
 L=/tmp/lease-29o; rm -rf $L; mkdir -p $L
-STOP=${STOP:-40000}; COOL=${COOL:-8000}; TRAIN_GPU=${TRAIN_GPU:-0}
-all=($(seq 0 $((NGPU - 1))))
-others=(); for g in "${all[@]}"; do [ $g = $TRAIN_GPU ] || others+=($g); done
-[ ${#others[@]} -gt 0 ] || others=($TRAIN_GPU)
-read -r -a U_GPUS <<< "${U_GPUS:-${others[*]}}"
-read -r -a S_GPUS <<< "${S_GPUS:-${all[*]}}"
-EVAL_PER_GPU=${EVAL_PER_GPU:-4}
-SROWS=(hard:predicted hard:predicted-entropy hard:parallel hard:graph hard:random ref easy:parallel easy:predicted
+STOP=${STOP:-40000}; COOL=${COOL:-8000}; EVAL_PER_GPU=${EVAL_PER_GPU:-4}
+S_GPU=0; C_GPU=$((NGPU > 1 ? 1 : 0))
+# each arm's rows on its own GPU, and on a four-GPU host also on one of the two others
+S_ROWS=($S_GPU); C_ROWS=($C_GPU); [ $NGPU -ge 4 ] && S_ROWS+=(2) && C_ROWS+=(3)
+ROWS=(hard:predicted hard:predicted-entropy hard:parallel hard:graph hard:random ref easy:parallel easy:predicted
   easy:random easy:graph medium:parallel medium:predicted medium:random medium:graph)
-# o-t4u's: lease m scored its hard predicted, parallel, graph and random rows
-UROWS=(hard:predicted-entropy ref easy:parallel easy:predicted easy:random easy:graph medium:parallel medium:predicted
-  medium:random medium:graph)
 score() {  # W NAME ROW GPU: one scoring job of the weights W into $R/t4o, if JOB_MIN_S are left
   local row=$3
   [ $(left) -ge ${JOB_MIN_S:-170} ] || { echo "$2 $row: $(left) s left, in the next call"; return 1; }
@@ -63,40 +61,43 @@ score() {  # W NAME ROW GPU: one scoring job of the weights W into $R/t4o, if JO
     NAME=$2 GPU=$4 timeout $(left) bash benchmarks/device/eval.sh $1 $R/t4o $row
   fi
 }
-s_job() { score $(latest t4s) srm-cellnet-cell-aux-tpl-t4-uniform_tbar-s1 ${SROWS[$1]} $2; }
-u_job() { score runs/o-t4u.safetensors srm-cellnet-cell-aux-tpl-t4-uniform_tbar ${UROWS[$1]} $2; }
-scored() {  # K: scoring step K came back in an earlier call (DONE="rows-t4u ..."), on a host that may be gone
+s_job() { score $(latest t4s) srm-cellnet-cell-aux-tpl-t4-uniform_tbar-s1 ${ROWS[$1]} $2; }
+c_job() { score $(latest t4c) srm-cellnet-cell-aux-cls-t4c ${ROWS[$1]} $2; }
+scored() {  # K: scoring step K came back in an earlier call (DONE="rows-t4s ..."), on a host that may be gone
   [[ " ${DONE:-} " == *" $1 "* ]] && echo "$1: came back before (DONE)"
 }
-train_s() {  # o-t4s from its carried weights or this host's, else from scratch (FRESH=1 only), to STOP
-  local g init
-  reached t4s $STOP && return 0
-  init=$(init_of t4s)
-  fresh t4s || return 1
+arm() {  # RUN PRESET SEED GPU: o-RUN from its carried weights or this host's, else from scratch (FRESH=1 only), to STOP
+  local run=$1 preset=$2 seed=$3 gpu=$4 g init
+  reached $run $STOP && return 0
+  init=$(init_of $run)
+  fresh $run || return 1
   [ $(left) -ge 150 ] || return 0
-  g=$(graph_ok $TRAIN_GPU sudoku cell-aux-tpl srm 512)
-  echo "o-t4s (srm, cell-aux-tpl, seed 1) from ${init:-scratch} to $STOP, CUDA graph $g"
-  TASK=sudoku GPUS=$TRAIN_GPU NPROC=1 PORT=$((29500 + TRAIN_GPU)) BASELINE=srm RUN=o-t4s COMPILE=1 CACHE_OUT=0 \
+  g=$(graph_ok $gpu sudoku $preset srm 512)
+  echo "o-$run (srm, $preset, seed $seed) from ${init:-scratch} to $STOP on GPU $gpu, CUDA graph $g"
+  TASK=sudoku GPUS=$gpu NPROC=1 PORT=$((29500 + gpu)) BASELINE=srm RUN=o-$run COMPILE=1 CACHE_OUT=0 \
     EVAL_EVERY=10000 EVAL_SPLITS=hard DEADLINE=$(( T0 + ${END:-560} - 45 )) \
-    bash benchmarks/device/train.sh cell-aux-tpl $(mins 60) "$init" --seed 1 --batch-size 512 --lr 3e-4 \
+    bash benchmarks/device/train.sh $preset $(mins 60) "$init" --seed $seed --batch-size 512 --lr 3e-4 \
     --ema-decay 0.999 --steps $STOP --cooldown-steps $COOL $([ "$g" = 1 ] && echo --cuda-graph)
 }
-s_rows() { deal_each s_job ${#SROWS[@]} "${S_GPUS[@]}"; }
-u_rows() { deal_each u_job ${#UROWS[@]} "${U_GPUS[@]}"; }
-s_chain() {
-  train_s || return 1
-  reached t4s $STOP || { echo "o-t4s at $(wstep $(latest t4s)) of $STOP: not scored yet"; return 1; }
-  scored rows-t4s || once rows-t4s s_rows
+rows_of() {  # RUN FN GPU...: FN's jobs for o-RUN once it reached STOP
+  local run=$1 fn=$2; shift 2
+  reached $run $STOP || { echo "o-$run at $(wstep $(latest $run)) of $STOP: not scored yet"; return 1; }
+  deal_each $fn ${#ROWS[@]} "$@"
 }
-u_chain() {
-  scored rows-t4u && return 0
+chain() {  # RUN PRESET SEED GPU FN ROW_GPU...: train, then the rows
+  local run=$1 preset=$2 seed=$3 gpu=$4 fn=$5; shift 5
+  arm $run $preset $seed $gpu || return 1
+  scored rows-$run || once rows-$run rows_of $run $fn "$@"
+}
+ent_u() {  # o-t4u's hard row in predicted order by the class entropy, on the last GPU
   [ -e runs/o-t4u.safetensors ] || { echo "o-t4u: runs/o-t4u.safetensors not carried (campaign.sh restore o-t4u)"; return 1; }
-  once rows-t4u u_rows
+  score runs/o-t4u.safetensors srm-cellnet-cell-aux-tpl-t4-uniform_tbar hard:predicted-entropy $((NGPU - 1))
 }
 case $1 in
 go)
-  u_chain > $L/rows 2>&1 &
-  s_chain > $L/srm 2>&1
+  { scored ent-t4u || once ent-t4u ent_u; } > $L/ent 2>&1 &
+  chain t4s cell-aux-tpl 1 $S_GPU s_job "${S_ROWS[@]}" > $L/t4s 2>&1 &
+  chain t4c cell-aux-cls 0 $C_GPU c_job "${C_ROWS[@]}" > $L/t4c 2>&1 &
   wait
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
