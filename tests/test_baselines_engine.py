@@ -867,21 +867,28 @@ def test_template_nll_target_ignores_the_style_of_a_known_digit(tmp_path) -> Non
     assert cfg.loss["nll_target"] == "template" and cfg.model == make_config("sudoku", "srm", "cell-aux").model
 
 
-def test_cell_aux_tpl_trains_with_the_streams_templates_on_cpu(tmp_path: Path) -> None:
-    """Same seed, same first batch: only the head's loss term differs from cell-aux's."""
+def _one_step_each(tmp_path: Path, *presets: str) -> tuple[dict[str, dict[str, str]], object]:
+    """One training step of a tiny network of each Sudoku SRM preset, same seed (so the same first batch): each
+    one's first log row, and the last preset's config."""
     from dataclasses import replace
 
-    from srm_bench.baselines.streams import SudokuStream
-
-    tpl = SudokuStream("cpu").templates()
-    assert tpl.shape == (9, 1, 28, 28) and -1.0 <= float(tpl.min()) and float(tpl.max()) <= 1.0
     rows = {}
-    for preset in ("cell-aux", "cell-aux-tpl"):
+    for preset in presets:
         cfg = make_config("sudoku", "srm", preset)
         model = {**cfg.model, "hidden": 32, "depth": 1, "heads": 2, "dec_hidden": 16}
         cfg = replace(cfg, model=model, batch_size=2, steps=1, log_every=1, ckpt_every=1, bf16=False, warmup_steps=1)
         train(cfg, None, tmp_path / preset, device="cpu", resume=False, progress=False)
         rows[preset] = list(csv.DictReader(open(tmp_path / preset / "log.csv")))[0]
+    return rows, cfg
+
+
+def test_cell_aux_tpl_trains_with_the_streams_templates_on_cpu(tmp_path: Path) -> None:
+    """Same seed, same first batch: only the head's loss term differs from cell-aux's."""
+    from srm_bench.baselines.streams import SudokuStream
+
+    tpl = SudokuStream("cpu").templates()
+    assert tpl.shape == (9, 1, 28, 28) and -1.0 <= float(tpl.min()) and float(tpl.max()) <= 1.0
+    rows, cfg = _one_step_each(tmp_path, "cell-aux", "cell-aux-tpl")
     assert rows["cell-aux"]["mse"] == rows["cell-aux-tpl"]["mse"]
     assert rows["cell-aux"]["nll"] != rows["cell-aux-tpl"]["nll"]
     # A fixed split has no class templates: refused before anything is written.
@@ -931,15 +938,7 @@ def test_class_nll_target_is_the_class_heads_cross_entropy_without_its_gradient(
 def test_cell_aux_cls_trains_on_cpu_and_refuses_a_fixed_split(tmp_path: Path) -> None:
     """Same seed, same first batch: only the head's loss term differs from cell-aux-tpl's; a fixed split (no
     per-cell labels) is refused before anything is written."""
-    from dataclasses import replace
-
-    rows = {}
-    for preset in ("cell-aux-tpl", "cell-aux-cls"):
-        cfg = make_config("sudoku", "srm", preset)
-        model = {**cfg.model, "hidden": 32, "depth": 1, "heads": 2, "dec_hidden": 16}
-        cfg = replace(cfg, model=model, batch_size=2, steps=1, log_every=1, ckpt_every=1, bf16=False, warmup_steps=1)
-        train(cfg, None, tmp_path / preset, device="cpu", resume=False, progress=False)
-        rows[preset] = list(csv.DictReader(open(tmp_path / preset / "log.csv")))[0]
+    rows, cfg = _one_step_each(tmp_path, "cell-aux-tpl", "cell-aux-cls")
     assert rows["cell-aux-tpl"]["mse"] == rows["cell-aux-cls"]["mse"]
     assert rows["cell-aux-tpl"]["cls"] == rows["cell-aux-cls"]["cls"]
     assert rows["cell-aux-tpl"]["nll"] != rows["cell-aux-cls"]["nll"]
