@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import copy
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -131,7 +132,7 @@ def main() -> None:
             print(f"hard, predicted order, 1000 NFE, eta 1, {a.sample} puzzles, {name}: accuracy "
                   f"{hard_accuracy(m, cfg, a.sample):.3f} ({time.perf_counter() - t1:.0f} s)", flush=True)
     if a.out:
-        save_weights(a.out, model, cfg, {**record, "note": f"uncertainty head refitted on CPU, {a.target}, blur {a.blur}"})
+        save_weights(Path(a.out), model, cfg, {**record, "note": f"uncertainty head refitted on CPU, {a.target}, blur {a.blur}"})
         print("wrote", a.out)
 
 
