@@ -8,8 +8,9 @@
 #           reasoner the template target's first pick, where no naked single exists (hard puzzles), holds fewer
 #           right digits than the entropy's (0.16 / 0.22 / 0.31 / 0.47 against 0.18 / 0.25 / 0.36 / 0.51 at 5 / 10 /
 #           15 / 20 givens; `python benchmarks/check_uncertainty_targets.py --knowledge candidates --count 2048
-#           --givens 5 10 15 20 25`): its spread is small between look-alike digits. Seed 0, so o-t4u (same seed,
-#           same data, same init but the head's last layer) is its control, paired on the same puzzles
+#           --givens 5 10 15 20 25`): its spread is small between look-alike digits. Seed 0, so o-t4u (the same
+#           initialisation and training data; only the head's loss term differs) is its control, paired on the
+#           same puzzles
 #   o-t4s   o-t4u's recipe with --seed 1: how far a second training seed moves the head's row (one sampling seed moved
 #           the shipped model's by 0.070), the yardstick for reading o-t4c against o-t4u
 # Both: Uniform t-bar, batch 512, lr 3e-4 after 1,000 warm-up steps, linear to 0 over the last COOL [8,000], EMA 0.999,
@@ -28,7 +29,7 @@
 #     DDPM o-t4d (20.5M, parallel hard 0.008) as its partner. If o-t4c or o-t4s meets it (both: the higher head row),
 #     it ships as srm-sudoku after `srm-bench reproduce` of its hard predicted-order row on the device type:
 #     `python benchmarks/ship_model.py srm-sudoku runs/o-t4X.safetensors <its 14 result JSONs> --status "..." --card
-#     "NVIDIA H200 (1 GPU of a 2x H200 host throughout)"`. Both arms are reported either way, with o-t4u beside.
+#     "NVIDIA H200 (1 GPU of a <2 or 4>x H200 host throughout)"`. Both arms are reported either way, o-t4u beside.
 # Time on a 2x H200 host: both arms side by side ~21 minutes (lease m: 32.5 steps/s each under the graph) plus ~1.5 of
 # compiling and the graph checks: three calls; the rows, 14 jobs an arm on its GPU four at once (~150 s a round): ~10
 # minutes, the next session's first call(s) on a fresh host (carry both arms' weights: 36 MB beside the ~17 MB tree).
@@ -40,6 +41,11 @@
 #   FRESH=1 bash benchmarks/device/lease-2026-11-29o.sh go     # the first call (both arms from scratch); later without
 #   bash benchmarks/device/campaign.sh join <files_at>          # after every call, in one tool block with the next
 #   bash benchmarks/device/campaign.sh save runs/o-t4s.safetensors runs/o-t4c.safetensors   # at the session's end
+# On a 4x H200 host, Counting's design race (lease-2026-11-28z.sh `aux`, ~5-12 minutes) runs on GPU 3 in the same
+# calls (carry runs/o-cr2.safetensors too, `campaign.sh restore o-cr2`; ~4 MB each; stub-simulated together):
+#   export FRESH=1 (first call only); bash -c 'source benchmarks/device/setup.sh'
+#   AUX_GPU=3 bash benchmarks/device/lease-2026-11-28z.sh aux > /tmp/z.log 2>&1 &
+#   bash benchmarks/device/lease-2026-11-29o.sh go; wait; cat /tmp/z.log
 # On a fresh host of a later session, DONE="rows-t4s rows-t4c ent-t4u" (the steps whose results came back) keeps
 # them from being run again.
 source benchmarks/device/setup.sh
