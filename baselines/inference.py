@@ -73,6 +73,13 @@ def graph_for(task: str) -> torch.Tensor | None:
     return resolve_entry_point(ref)() if ref else None
 
 
+def class_entropy(logits: torch.Tensor) -> torch.Tensor:
+    """(B, P) entropy in nats of a class head's per-patch distribution (logits (B, P, K)): the
+    uncertainty that predicted order ranks by with ``--uncertainty entropy``."""
+    logp = torch.log_softmax(logits.float(), -1)
+    return -(logp.exp() * logp).sum(-1)
+
+
 def sample_images(model: torch.nn.Module, cfg: TrainConfig, sampler: SamplerConfig, indices: np.ndarray, *,
                   seed: int, device: str, batch_size: int = 64, given: np.ndarray | None = None,
                   known: np.ndarray | None = None, progress: bool = False,
@@ -108,8 +115,7 @@ def sample_images(model: torch.nn.Module, cfg: TrainConfig, sampler: SamplerConf
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_amp):
             out = model(x, t, cond)
         if entropy:  # predicted order ranks the patches by their class entropy instead
-            logp = torch.log_softmax(out.logits.float(), -1)
-            out = out._replace(logvar=-(logp.exp() * logp).sum(-1))
+            out = out._replace(logvar=class_entropy(out.logits))
         return out
 
     out = np.empty((len(indices), size, size, ch), dtype=np.uint8)

@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from srm_bench.baselines.diffusion import pixel_levels
-from srm_bench.baselines.inference import load_denoiser
+from srm_bench.baselines.inference import class_entropy, load_denoiser
 from srm_bench.baselines.noise import NoisePath
 from srm_bench.canonical import canonical_dataset
 
@@ -48,7 +48,7 @@ def probe_state(x: torch.Tensor, patch: int, seed: int) -> tuple[tuple[int, int]
 @torch.no_grad()
 def context_errors(model: torch.nn.Module, path: NoisePath, x: torch.Tensor, patch: int, levels: list[float],
                    fractions: list[float], seed: int, known: torch.Tensor | None = None,
-                   digits: torch.Tensor | None = None) -> dict[tuple[float, float], tuple[float, float]]:
+                   digits: torch.Tensor | None = None) -> dict[tuple[float, float], tuple[float, float, float, float]]:
     """{(t, f): (MSE of x0-hat over the noisy patches, the share of noisy patches whose class the class
     head reads right, that share for the one noisy patch of lowest log-variance, and for the one of
     lowest class entropy)} for clean images ``x`` (B, C, H, W) in [-1, 1]; the shares are NaN without
@@ -80,12 +80,6 @@ def context_errors(model: torch.nn.Module, path: NoisePath, x: torch.Tensor, pat
                     pick_logvar = first_pick(res.logvar, clean, hit)
             out[(t, f)] = (float(((x0 - x) ** 2)[noisy].mean()), right, pick_logvar, pick_entropy)
     return out
-
-
-def class_entropy(logits: torch.Tensor) -> torch.Tensor:
-    """(B, P) entropy in nats of the class head's per-patch distribution (logits B, P, K)."""
-    logp = torch.log_softmax(logits.float(), -1)
-    return -(logp.exp() * logp).sum(-1)
 
 
 def first_pick(score: torch.Tensor, clean: torch.Tensor, hit: torch.Tensor) -> float:
