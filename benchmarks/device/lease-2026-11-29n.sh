@@ -1,4 +1,6 @@
-# Lease n of 2026-11-29 (planned in the thirty-eighth session; not run yet): issue 11's one missed item, the DDPM at
+# Lease n of 2026-11-29 (planned in the thirty-eighth session; its first session ran in the thirty-ninth, three calls
+# of `go`: docs/runs/lease-2026-11-29n/output.txt. o-t4u6 missed the bar (hard 0.392 with the head), so the second
+# session, o-t4d6, is dropped; lease-2026-11-29o.sh follows): issue 11's one missed item, the DDPM at
 # the SRM's budget, tested on pairs trained alike. Lease m trained the shipped recipe from scratch to 20.5M images in
 # 0.36 GPU-h (o-t4u: hard 0.470 in predicted order, level with the shipped srm-sudoku at a sixth of its compute). The
 # DDPM partner of the shipped model (69.9M images) solves 0.084 of the hard puzzles, above the bar's 0.05; at 17.0M it
