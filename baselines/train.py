@@ -695,10 +695,11 @@ def train_step(state: TrainState, loss_fn: LossFn, batch: TrainBatch, step: int,
 def _check_options(cfg: TrainConfig, data: object, splits: tuple[str, ...], eval_every: int, eval_budget: int) -> None:
     """Refuse, before anything is written, a template target without class templates, a class
     target without a class head or labels, and an evaluation the task cannot run."""
-    if LossWeights(**cfg.loss).nll_target == "template" and (data is not None or not hasattr(STREAMS.get(cfg.task), "templates")):
+    nll_target = LossWeights(**cfg.loss).nll_target
+    if nll_target == "template" and (data is not None or not hasattr(STREAMS.get(cfg.task), "templates")):
         raise SrmBenchError(f"preset {cfg.preset}: the template uncertainty target needs the class templates of a "
                             "training stream; train without --data, on a task with classes (sudoku)")
-    if LossWeights(**cfg.loss).nll_target == "class" and (data is not None or not cfg.model.get("classes")):
+    if nll_target == "class" and (data is not None or not cfg.model.get("classes")):
         raise SrmBenchError(f"preset {cfg.preset}: the class uncertainty target needs a class head and the per-cell "
                             "labels of a training stream; train without --data, on a task with classes (sudoku)")
     if eval_every:

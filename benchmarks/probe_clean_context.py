@@ -33,6 +33,8 @@ from srm_bench.baselines.inference import class_entropy, load_denoiser
 from srm_bench.baselines.noise import NoisePath
 from srm_bench.canonical import canonical_dataset
 
+from check_reasoning import first_pick
+
 
 def probe_state(x: torch.Tensor, patch: int, seed: int) -> tuple[tuple[int, int], torch.Tensor, torch.Tensor]:
     """The probes' fixed draws for clean images ``x`` (B, C, H, W): the patch grid, the noise and a
@@ -75,21 +77,21 @@ def context_errors(model: torch.nn.Module, path: NoisePath, x: torch.Tensor, pat
             if digits is not None and getattr(res, "logits", None) is not None:
                 hit = res.logits.argmax(-1) + 1 == digits
                 right = float(hit[~clean].float().mean())
-                pick_entropy = first_pick(class_entropy(res.logits), clean, hit)
+                pick_entropy = pick_right(class_entropy(res.logits), clean, hit)
                 if res.logvar is not None:
-                    pick_logvar = first_pick(res.logvar, clean, hit)
+                    pick_logvar = pick_right(res.logvar, clean, hit)
             out[(t, f)] = (float(((x0 - x) ** 2)[noisy].mean()), right, pick_logvar, pick_entropy)
     return out
 
 
-def first_pick(score: torch.Tensor, clean: torch.Tensor, hit: torch.Tensor) -> float:
-    """The share of rows whose lowest-``score`` patch among the noisy ones (``clean`` False) is one
-    the class head reads right (``hit``); rows without a noisy patch are left out (NaN if none is left)."""
+def pick_right(score: torch.Tensor, clean: torch.Tensor, hit: torch.Tensor) -> float:
+    """The share of rows whose next patch in predicted order (the lowest ``score`` among the noisy ones,
+    ``clean`` False: check_reasoning's first_pick) is one the class head reads right (``hit``); rows
+    without a noisy patch are left out (NaN if none is left)."""
     some = (~clean).any(1)
     if not bool(some.any()):
         return float("nan")
-    pick = score.float().masked_fill(clean, float("inf")).argmin(1)
-    return float(hit.gather(1, pick[:, None])[some].float().mean())
+    return float(hit.gather(1, first_pick(score, clean)[:, None])[some].float().mean())
 
 
 def main() -> None:

@@ -592,7 +592,7 @@ def test_presets_take_the_image_and_patch_shape_from_the_registry() -> None:
     assert make_config("even-pixels", "srm", "paper").model["image_size"] == 32
 
 
-def test_clean_context_probe_scores_the_noisy_patches_only() -> None:
+def test_clean_context_probe_scores_the_noisy_patches_only(monkeypatch) -> None:
     """benchmarks/probe_clean_context.py: an exact denoiser scores 0 everywhere; one that predicts
     zero velocity (x0-hat = z) scores t^2 E[(eps - x)^2] on the noisy patches, whatever share of
     patches is clean (those are left out, not counted as 0)."""
@@ -600,6 +600,7 @@ def test_clean_context_probe_scores_the_noisy_patches_only() -> None:
     from pathlib import Path
 
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "probe_clean_context.py"
+    monkeypatch.syspath_prepend(str(path.parent))  # its sibling check_reasoning, as when run as a script
     spec = importlib.util.spec_from_file_location("probe_clean_context", path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
@@ -662,7 +663,7 @@ def test_clean_context_probe_scores_the_noisy_patches_only() -> None:
     known[:, 3] = known[:, 9] = True
     picks = mod.context_errors(Ranked(), rf, x, 4, [0.5], [0.0], seed=0, known=known, digits=digits)[(0.5, 0.0)]
     assert (picks[2], picks[3]) == (0.0, 1.0)
-    assert np.isnan(mod.first_pick(torch.zeros(2, 3), torch.ones(2, 3, dtype=torch.bool), torch.ones(2, 3, dtype=torch.bool)))
+    assert np.isnan(mod.pick_right(torch.zeros(2, 3), torch.ones(2, 3, dtype=torch.bool), torch.ones(2, 3, dtype=torch.bool)))
 
 
 def test_completion_probe_keeps_the_given_patches_and_redraws_only_the_missing_ones() -> None:
