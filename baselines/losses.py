@@ -46,6 +46,11 @@ class LossWeights:
     # every confusion counts alike, where the template's spread is small between look-alike
     # digits (needs labels and a class head).
     nll_target: str = "sample"
+    # The least error the head is asked to predict. The class target's cross-entropy rounds to
+    # exactly 0 in float32 on a cell the class head is sure of, so the head's optimum there,
+    # log 0, has no floor: o-t4c's log-variance ran down until exp(-logvar) overflowed and the
+    # loss became nan (lease 2026-11-29o, steps 22,500 and 22,800). 0 leaves the error as it is.
+    nll_floor: float = 0.0
 
 
 def per_patch(x: torch.Tensor, patch: int) -> torch.Tensor:
@@ -122,6 +127,8 @@ def srm_loss(out: DenoiserOutput, x: torch.Tensor, eps: torch.Tensor, z: torch.T
             err = per_patch(F.avg_pool2d(nll_of - pred_sg, weights.nll_blur) ** 2, patch // weights.nll_blur)
         else:
             err = per_patch((nll_of - pred_sg) ** 2, patch)
+    if weights.nll_floor > 0:
+        err = err.clamp_min(weights.nll_floor)
     logvar = out.logvar.float()
     nll = 0.5 * (logvar + err * torch.exp(-logvar))
 

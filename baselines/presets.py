@@ -252,9 +252,11 @@ def _cell_aux_cls(task: str, baseline: str, common: dict[str, Any]) -> TrainConf
     """cell-aux whose uncertainty head learns the class head's cross-entropy at the cell's digit
     (``LossWeights.nll_target = "class"``): the expected digit error, in which a confusion between
     look-alike digits counts as much as any other (the template target's spread is small there).
-    Ours, like the template target; ``--init`` continues cell-aux weights (docs/sudoku-baselines.md)."""
+    Ours, like the template target; ``--init`` continues cell-aux weights (docs/sudoku-baselines.md).
+    The error is floored at 1e-4 (``nll_floor``; a cell whose digit is 99.99% sure counts as
+    sure): without it the loss became nan after 22,500 steps."""
     cfg = _cell_aux(task, baseline, common)
-    return replace(cfg, loss={**cfg.loss, "nll_target": "class"})
+    return replace(cfg, loss={**cfg.loss, "nll_target": "class", "nll_floor": 1e-4})
 
 
 def _unet_s(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:

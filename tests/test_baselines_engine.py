@@ -932,7 +932,42 @@ def test_class_nll_target_is_the_class_heads_cross_entropy_without_its_gradient(
         srm_loss(out, x, eps, z, t, w, path, 4, only_head, None)
     cfg = make_config("sudoku", "srm", "cell-aux-cls")
     assert cfg.loss["nll_target"] == "class" and cfg.model == make_config("sudoku", "srm", "cell-aux").model
-    assert {**cfg.loss, "nll_target": "template"} == make_config("sudoku", "srm", "cell-aux-tpl").loss
+    loss = {k: v for k, v in cfg.loss.items() if k != "nll_floor"}
+    assert {**loss, "nll_target": "template"} == make_config("sudoku", "srm", "cell-aux-tpl").loss
+
+
+def test_class_nll_target_stays_finite_on_a_cell_the_class_head_is_sure_of() -> None:
+    """A class head sure of a cell makes its cross-entropy exactly 0 in float32. Without a floor the head's term
+    keeps pushing that cell's log-variance down (its optimum is log 0) until exp(-logvar) overflows and the loss is
+    nan (o-t4c); with the preset's floor the term pulls a head that went too low back up."""
+    from srm_bench.baselines.diffusion import DenoiserOutput
+    from srm_bench.baselines.losses import LossWeights, srm_loss
+    from srm_bench.baselines.noise import NoisePath
+
+    path = NoisePath("rectified_flow", "velocity")
+    x, eps = torch.rand(1, 1, 8, 8) * 2 - 1, torch.randn(1, 1, 8, 8)
+    t, w = torch.tensor([[0.1, 0.5, 0.2, 0.9]]), torch.ones(1, 4)
+    z = path.noise(x, eps, torch.ones(1, 1, 8, 8) * 0.5)
+    labels = torch.tensor([[0, 1, 2, 0]])
+    logits = torch.tensor([[[60.0, 0.0, 0.0], [1.0, 1.0, 1.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]])
+    assert float(torch.nn.functional.cross_entropy(logits[0, :1], labels[0, :1])) == 0.0
+    floor = make_config("sudoku", "srm", "cell-aux-cls").loss["nll_floor"]
+    assert 0 < floor <= 1e-3
+
+    def head_term(low: float, weights: LossWeights) -> tuple[float, float]:
+        logvar = torch.tensor([[low, 0.0, 0.0, 0.0]], requires_grad=True)
+        out = DenoiserOutput(torch.randn(1, 1, 8, 8), torch.zeros(1, 1, 8, 8), logvar, logits)
+        total, parts = srm_loss(out, x, eps, z, t, w, path, 4, weights, labels)
+        total.backward()
+        assert logvar.grad is not None
+        return float(parts["nll"]), float(logvar.grad[0, 0])
+
+    floored = LossWeights(nll=1.0, nll_target="class", nll_floor=floor)
+    bare = LossWeights(nll=1.0, nll_target="class")
+    value, grad = head_term(math.log(floor) - 10.0, floored)
+    assert math.isfinite(value) and grad < 0  # descent raises the sure cell's log-variance towards log(floor)
+    assert head_term(math.log(floor) - 10.0, bare)[1] > 0  # without the floor it keeps going down
+    assert math.isnan(head_term(-100.0, bare)[0])
 
 
 def test_cell_aux_cls_trains_on_cpu_and_refuses_a_fixed_split(tmp_path: Path) -> None:

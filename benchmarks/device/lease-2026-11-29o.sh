@@ -1,4 +1,16 @@
-# Lease o of 2026-11-29 (planned in the thirty-ninth session; not run yet): issue 11 at 20.5M images, two arms
+# Lease o of 2026-11-29 (planned in the thirty-ninth session; its first session was the fortieth: three calls,
+# docs/runs/lease-2026-11-29o/output.txt). Where it stands: o-t4u's entropy row came back (0.544); o-t4s at 31,900 of
+# 40,000; o-t4c diverged (nan at 22,500: its class target is exactly 0 on sure cells) and is replaced by o-t4f, the
+# same arm with the preset's error floor (nll_floor 1e-4), at 3,900. Next session, on a 2x H200 host (one training
+# run a GPU: three runs on one H200 trained at 4.9 steps/s each), every call (carry [".whl", "runs"]; runs/ = o-t4s,
+# o-t4f, o-cr2, o-cra from `campaign.sh restore`; set aside every shipped baseline weights file,
+# evaluators/weights/counting-stars.safetensors, docs/img/ and leaderboard/results/ (55.9 MiB with the tree; 62.7 was
+# refused), keeping counting-polygons.safetensors, which o-cra's judging reads):
+#   export T0=$(date +%s); export END=<...>; export LEASE=2026-11-29p; bash -c 'source benchmarks/device/setup.sh'
+#   AUX_GPU=0 bash benchmarks/device/lease-2026-11-28z.sh aux > /tmp/z.log 2>&1 &   # o-cra's four rows (first call)
+#   C_RUN=t4f DONE="ent-t4u" bash benchmarks/device/lease-2026-11-29o.sh go; wait; cat /tmp/z.log
+# o-t4s finishes on GPU 0 (~4.5 minutes) and is scored there; o-t4f trains on GPU 1 (~19 minutes more), scored the
+# session after. The plan as it was written before the runs: issue 11 at 20.5M images, two arms
 # trained like o-t4u (seed 0, 20.5M: hard 0.470 with the head). Lease n found the DDPM at 20.5M (o-t4d: hard 0.008,
 # medium 0.532; the paper's DDPM 0.008 / 0.536) within the bar, and the SRM continued to 30.7M worse with the head
 # (o-t4u6 0.392, paired p 0.013) though 0.530 with the class entropy; in all nine models scored both ways the class
@@ -68,7 +80,11 @@ score() {  # W NAME ROW GPU: one scoring job of the weights W into $R/t4o, if JO
   fi
 }
 s_job() { score $(latest t4s) srm-cellnet-cell-aux-tpl-t4-uniform_tbar-s1 ${ROWS[$1]} $2; }
-c_job() { score $(latest t4c) srm-cellnet-cell-aux-cls-t4c ${ROWS[$1]} $2; }
+# C_RUN: the class-target arm's name. o-t4c (calls 1-2) lost its loss to nan at steps 22,500 and 22,800 (its
+# cross-entropy target was exactly 0 on sure cells); o-t4f is the same arm from scratch with the preset's error
+# floor (nll_floor 1e-4), from the session's third call on: C_RUN=t4f
+C=${C_RUN:-t4c}
+c_job() { score $(latest $C) srm-cellnet-cell-aux-cls-$C ${ROWS[$1]} $2; }
 scored() {  # K: scoring step K came back in an earlier call (DONE="rows-t4s ..."), on a host that may be gone
   [[ " ${DONE:-} " == *" $1 "* ]] && echo "$1: came back before (DONE)"
 }
@@ -103,7 +119,7 @@ case $1 in
 go)
   { scored ent-t4u || once ent-t4u ent_u; } > $L/ent 2>&1 &
   chain t4s cell-aux-tpl 1 $S_GPU s_job "${S_ROWS[@]}" > $L/t4s 2>&1 &
-  chain t4c cell-aux-cls 0 $C_GPU c_job "${C_ROWS[@]}" > $L/t4c 2>&1 &
+  chain $C cell-aux-cls 0 $C_GPU c_job "${C_ROWS[@]}" > $L/$C 2>&1 &
   wait
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
