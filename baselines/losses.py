@@ -48,8 +48,9 @@ class LossWeights:
     nll_target: str = "sample"
     # The least error the head is asked to predict. The class target's cross-entropy rounds to
     # exactly 0 in float32 on a cell the class head is sure of, so the head's optimum there,
-    # log 0, has no floor: o-t4c's log-variance ran down until exp(-logvar) overflowed and the
-    # loss became nan (lease 2026-11-29o, steps 22,500 and 22,800). 0 leaves the error as it is.
+    # log 0, has no floor: o-t4c's log-variance ran down without end (to -24 by step 22,000,
+    # benchmarks/probe_head_range.py) and its loss became nan (lease 2026-11-29o, steps 22,500 and
+    # 22,800; an overflow of exp(-logvar) is the likely path). 0 leaves the error as it is.
     nll_floor: float = 0.0
 
 

@@ -666,6 +666,37 @@ def test_clean_context_probe_scores_the_noisy_patches_only(monkeypatch) -> None:
     assert np.isnan(mod.pick_right(torch.zeros(2, 3), torch.ones(2, 3, dtype=torch.bool), torch.ones(2, 3, dtype=torch.bool)))
 
 
+def test_head_range_probe_splits_the_log_variance_by_clean_and_noisy_cells(monkeypatch) -> None:
+    """benchmarks/probe_head_range.py: a head that reads -1 on a clean cell (t = 0) and the cell's level on a
+    noisy one gives quantiles of -1 over the clean cells and of t over the noisy ones; the givens are clean in
+    every state, and at f = 0.5 about half the other cells are too."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "probe_head_range.py"
+    monkeypatch.syspath_prepend(str(path.parent))
+    spec = importlib.util.spec_from_file_location("probe_head_range", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    seen = []
+
+    class Head(torch.nn.Module):
+        def forward(self, z, t):
+            seen.append(int((t == 0).sum()))
+            return DenoiserOutput(mean=torch.zeros_like(z), v=None, logvar=torch.where(t == 0, -1.0, t), logits=None)
+
+    x = torch.rand(8, 1, 16, 16) * 2 - 1
+    known = torch.zeros(8, 16, dtype=torch.bool)
+    known[:, :4] = True
+    res = mod.head_quantiles(Head(), NoisePath("rectified_flow", "velocity"), x, known, 4, [1.0, 0.3], [0.0, 0.5], 0)
+    assert set(res) == {(1.0, 0.0), (0.3, 0.0), (1.0, 0.5), (0.3, 0.5)}
+    for (t, _), (clean, noisy) in res.items():
+        assert clean == [-1.0] * len(mod.QUANTILES)
+        assert noisy == pytest.approx([t] * len(mod.QUANTILES))
+    assert seen[0] == seen[1] == 32 and 32 + 20 < seen[2] == seen[3] < 32 + 76  # 4 givens; ~6 of 12 more at f 0.5
+
+
 def test_completion_probe_keeps_the_given_patches_and_redraws_only_the_missing_ones() -> None:
     """benchmarks/probe_even_pixels_completion.py: every image loses exactly K patches, the same ones
     for the same seed; the given patches come back bit for bit whatever the network says, and an

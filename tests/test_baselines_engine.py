@@ -938,8 +938,8 @@ def test_class_nll_target_is_the_class_heads_cross_entropy_without_its_gradient(
 
 def test_class_nll_target_stays_finite_on_a_cell_the_class_head_is_sure_of() -> None:
     """A class head sure of a cell makes its cross-entropy exactly 0 in float32. Without a floor the head's term
-    keeps pushing that cell's log-variance down (its optimum is log 0) until exp(-logvar) overflows and the loss is
-    nan (o-t4c); with the preset's floor the term pulls a head that went too low back up."""
+    keeps pushing that cell's log-variance down (its optimum is log 0), and once exp(-logvar) overflows the term is
+    nan (o-t4c's loss became nan); with the preset's floor the term pulls a head that went too low back up."""
     from srm_bench.baselines.diffusion import DenoiserOutput
     from srm_bench.baselines.losses import LossWeights, srm_loss
     from srm_bench.baselines.noise import NoisePath
