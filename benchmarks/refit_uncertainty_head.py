@@ -13,7 +13,7 @@ them, once with the shipped head and once with the refitted one.
 A probe of what the target does when the features are held fixed, not a trained model: the
 weights are written only with ``-o`` and are never shipped.
 
-Usage: python benchmarks/refit_uncertainty_head.py WEIGHTS --blur 7 [--target sample|template|class] [--mlp] [--steps 600] [--batch 16] [--sample 32] [-o out.safetensors]
+Usage: python benchmarks/refit_uncertainty_head.py WEIGHTS --blur 7 [--target sample|template|class] [--floor 0] [--mlp] [--steps 600] [--batch 16] [--sample 32] [-o out.safetensors]
 """
 from __future__ import annotations
 
@@ -68,6 +68,8 @@ def main() -> None:
     ap.add_argument("--target", choices=["sample", "template", "class"], default="sample",
                     help="the error against the training sample (the paper's) or the digit's mean image, or the "
                          "class head's cross-entropy at the cell's digit (preset cell-aux-cls)")
+    ap.add_argument("--floor", type=float, default=0.0,
+                    help="least error the head is asked to predict (LossWeights.nll_floor; preset cell-aux-cls: 1e-4)")
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=1e-3)
@@ -104,7 +106,7 @@ def main() -> None:
     stream = SudokuStream("cpu")
     make_batch = BatchMaker(cfg, torch.device("cpu"), rank=0, local_batch=a.batch, stream=stream)
     path = NoisePath(cfg.noise_path, cfg.target)
-    lw = LossWeights(mse=0.0, vlb=0.0, nll=1.0, nll_blur=a.blur, nll_target=a.target)
+    lw = LossWeights(mse=0.0, vlb=0.0, nll=1.0, nll_blur=a.blur, nll_target=a.target, nll_floor=a.floor)
     templates = stream.templates()
     torch.manual_seed(1234)
     t0 = time.perf_counter()
