@@ -272,3 +272,24 @@ def test_train_sh_sets_aside_a_run_folder_behind_its_init(tmp_path: Path) -> Non
         shutil.rmtree(run, ignore_errors=True)
         for stale in Path("/tmp/stale").glob(f"{name}-*"):
             shutil.rmtree(stale, ignore_errors=True)
+
+
+def test_travel_size_counts_the_tree_and_the_carried_paths(tmp_path: Path) -> None:
+    """benchmarks/device/travel_size.sh: tracked and untracked-not-ignored files count, ignored ones only when
+    carried; over 64,000,000 bytes it says so and exits 1 (a sparse file: its size counts, whatever its blocks)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / ".gitignore").write_text("runs/\n")
+    (repo / "a.txt").write_text("x" * 5000)
+    _git(repo, "add", "a.txt", ".gitignore")
+    (repo / "untracked.txt").write_text("y" * 3000)
+    (repo / "runs").mkdir()
+    with open(repo / "runs" / "big.bin", "wb") as f:
+        f.truncate(65_000_000)
+    script = REPO / "benchmarks" / "device" / "travel_size.sh"
+    fits = subprocess.run(["bash", str(script)], cwd=repo, capture_output=True, text=True)
+    assert fits.returncode == 0 and fits.stdout.startswith("3 files:") and "fits" in fits.stdout
+    over = subprocess.run(["bash", str(script), "runs"], cwd=repo, capture_output=True, text=True)
+    assert over.returncode == 1 and over.stdout.startswith("4 files:") and "over the device's 64 MiB" in over.stdout
+    assert "runs/big.bin" in over.stdout

@@ -5,7 +5,8 @@
 # run a GPU: three runs on one H200 trained at 4.9 steps/s each), every call (carry [".whl", "runs"]; runs/ = o-t4s,
 # o-t4f, o-cr2, o-cra from `campaign.sh restore`; set aside every shipped baseline weights file,
 # evaluators/weights/counting-stars.safetensors, docs/img/ and leaderboard/results/ (55.9 MiB with the tree; 62.7 was
-# refused), keeping counting-polygons.safetensors, which o-cra's judging reads):
+# refused: check with `bash benchmarks/device/travel_size.sh .whl runs`), keeping counting-polygons.safetensors, which
+# o-cra's judging reads):
 #   export T0=$(date +%s); export END=<...>; export LEASE=2026-11-29p; bash -c 'source benchmarks/device/setup.sh'
 #   AUX_GPU=0 bash benchmarks/device/lease-2026-11-28z.sh aux > /tmp/z.log 2>&1 &   # o-cra's four rows (first call)
 #   C_RUN=t4f DONE="ent-t4u" bash benchmarks/device/lease-2026-11-29o.sh go; wait; cat /tmp/z.log
