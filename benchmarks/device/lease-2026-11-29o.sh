@@ -28,8 +28,8 @@
 #           the shipped model's by 0.070), the yardstick for reading o-t4c against o-t4u
 # Both: Uniform t-bar, batch 512, lr 3e-4 after 1,000 warm-up steps, linear to 0 over the last COOL [8,000], EMA 0.999,
 # compiled, under the CUDA graph once benchmarks/check_cuda_graph.py passes for the preset on the host, from scratch
-# to STOP [40,000] steps = 20.5M images (0.36 GPU-h each), o-t4s on GPU 0 and o-t4c on GPU 1 (both on GPU 0 on a
-# one-GPU host). Then each one's fourteen Table 1 rows, hard first, on its own GPU (and GPU 2 / 3 on a four-GPU host);
+# to STOP [40,000] steps = 20.5M images (0.36 GPU-h each), o-t4s on GPU 0 and o-t4c on GPU 1 (on a one-GPU host,
+# since the fortieth session, one after the other: o-t4s, its rows, then the other). Then each one's fourteen Table 1 rows, hard first, on its own GPU (and GPU 2 / 3 on a four-GPU host);
 # and in the first call o-t4u's hard row in predicted order by the class entropy (lease m scored only the head's), on
 # the last GPU.
 # Scoring: 500 canonical puzzles a row, 1000 NFE, eta 1, seed 0, EVAL_PER_GPU [4] jobs at once on a GPU; a job starts
@@ -119,8 +119,12 @@ ent_u() {  # o-t4u's hard row in predicted order by the class entropy, on the la
 case $1 in
 go)
   { scored ent-t4u || once ent-t4u ent_u; } > $L/ent 2>&1 &
-  chain t4s cell-aux-tpl 1 $S_GPU s_job "${S_ROWS[@]}" > $L/t4s 2>&1 &
-  chain $C cell-aux-cls 0 $C_GPU c_job "${C_ROWS[@]}" > $L/$C 2>&1 &
+  if [ $NGPU -gt 1 ]; then
+    chain t4s cell-aux-tpl 1 $S_GPU s_job "${S_ROWS[@]}" > $L/t4s 2>&1 &
+    chain $C cell-aux-cls 0 $C_GPU c_job "${C_ROWS[@]}" > $L/$C 2>&1 &
+  else  # one GPU: one run at a time (three side by side trained at 4.9 steps/s each, one alone at 32.8)
+    { chain t4s cell-aux-tpl 1 0 s_job 0 > $L/t4s 2>&1; chain $C cell-aux-cls 0 0 c_job 0 > $L/$C 2>&1; } &
+  fi
   wait
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
