@@ -30,8 +30,8 @@
 # compiled, under the CUDA graph once benchmarks/check_cuda_graph.py passes for the preset on the host, from scratch
 # to STOP [40,000] steps = 20.5M images (0.36 GPU-h each), o-t4s on GPU 0 and o-t4c on GPU 1 (on a one-GPU host,
 # since the fortieth session, one after the other: o-t4s, its rows, then the other). Then each one's fourteen
-# Table 1 rows, hard first, on its own GPU (and GPU 2 / 3 on a four-GPU host); and in the first call o-t4u's hard row in predicted order by the class entropy (lease m scored only the head's), on
-# the last GPU.
+# Table 1 rows, hard first, on its own GPU (and GPU 2 / 3 on a four-GPU host); and in the first call o-t4u's hard
+# row in predicted order by the class entropy (lease m scored only the head's), on the last GPU.
 # Scoring: 500 canonical puzzles a row, 1000 NFE, eta 1, seed 0, EVAL_PER_GPU [4] jobs at once on a GPU; a job starts
 # only with JOB_MIN_S [170] s left in the call.
 # The decisions, fixed before the runs:
