@@ -1010,3 +1010,48 @@ def test_sampler_order_probe_reads_start_steps_and_the_shape_of_an_order() -> No
     by_ring = mod.order_figures(centre_first, 8)["by_ring"]
     assert by_ring == sorted(by_ring, reverse=True) and by_ring[0] > 0.7 and by_ring[-1] < 0.1
     assert len(mod.order_report(centre_first, 8)) == 4
+
+
+def test_sudoku_bar_judge_reads_the_rows_of_the_bar_protocol_only(tmp_path) -> None:
+    """benchmarks/judge_sudoku_bar.py: every item of issue 11's bar from result files named by the weights' hash;
+    a variant row (the class entropy, another seed) decides nothing, a missing row is 'missing', and the medium
+    order needs predicted > graph > both random and parallel."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "judge_sudoku_bar.py"
+    spec = importlib.util.spec_from_file_location("judge_sudoku_bar", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+
+    def write(name: str, sha: str, split: str, acc: float, sampler: dict, n: int = 500) -> None:
+        sampler = {"steps": 1000, "eta": 1.0, "seed": 0, "overlap": 0.0, **sampler}
+        res = {"task": "sudoku", "split": split, "model": {"sampler": sampler, "training": {"checkpoint_sha256": sha}},
+               "metrics": {"accuracy": {"value": acc, "n": n}}}
+        (tmp_path / f"{name}.json").write_text(json.dumps(res))
+
+    seq = {"name": "sequential"}
+    table = {"easy": (0.996, 0.992, 0.994, 0.990), "medium": (0.70, 0.85, 0.72, 0.60), "hard": (0.02, 0.52, 0.35, 0.1)}
+    for split, accs in table.items():
+        for sampler, acc in zip(("parallel", "predicted", "graph", "random"), accs):
+            s = {"name": "parallel"} if sampler == "parallel" else {**seq, "order": sampler}
+            write(f"s-{split}-{sampler}", "aaaa1111", split, acc, s)
+    write("d-hard", "bbbb2222", "hard", 0.008, {"name": "parallel"})
+    write("s-hard-entropy", "aaaa1111", "hard", 0.30, {**seq, "order": "predicted", "uncertainty": "entropy"})
+    write("s-hard-seed1", "aaaa1111", "hard", 0.30, {**seq, "order": "predicted", "seed": 1})
+    write("s-hard-small", "aaaa1111", "hard", 0.30, {**seq, "order": "predicted", "seed": 0}, n=64)
+    srm, other = mod.rows_of("aaaa", [tmp_path])
+    ddpm, _ = mod.rows_of("bbbb", [tmp_path])
+    assert len(srm) == 12 and len(other) == 3 and srm[("hard", "predicted")][0] == 0.52
+    assert all(ok for _, ok, _ in mod.judge(srm, ddpm))
+    # each item can fail on its own
+    for key, acc, item in ((("hard", "predicted"), 0.49, 0), (("hard", "parallel"), 0.06, 1),
+                           (("easy", "random"), 0.988, 3), (("medium", "parallel"), 0.73, 4)):
+        worse = {**srm, key: (acc, srm[key][1])}
+        verdicts = [ok for _, ok, _ in mod.judge(worse, ddpm)]
+        assert verdicts[item] is False and sum(v is False for v in verdicts) == 1
+    assert [ok for _, ok, _ in mod.judge(srm, {("hard", "parallel"): (0.084, tmp_path)})][2] is False
+    gone = {k: v for k, v in srm.items() if k != ("medium", "graph")}
+    assert [ok for _, ok, _ in mod.judge(gone, ddpm)][4] is None

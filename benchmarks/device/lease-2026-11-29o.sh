@@ -11,7 +11,9 @@
 #   AUX_GPU=0 bash benchmarks/device/lease-2026-11-28z.sh aux > /tmp/z.log 2>&1 &   # o-cra's four rows (first call)
 #   C_RUN=t4f DONE="ent-t4u" bash benchmarks/device/lease-2026-11-29o.sh go; wait; cat /tmp/z.log
 # o-t4s finishes on GPU 0 (~4.5 minutes) and is scored there; o-t4f trains on GPU 1 (~19 minutes more), scored the
-# session after. The plan as it was written before the runs: issue 11 at 20.5M images, two arms
+# session after. Each arm's rows, once committed, are judged by the rule below with
+#   python benchmarks/judge_sudoku_bar.py <arm's weights sha256> bbd66182 --control <o-t4u's hard predicted-order
+#   result, sudoku-2026-11-29m/...163105Z-02f0a8dd2803.json>       (bbd66182...: o-t4d, the DDPM partner) The plan as it was written before the runs: issue 11 at 20.5M images, two arms
 # trained like o-t4u (seed 0, 20.5M: hard 0.470 with the head). Lease n found the DDPM at 20.5M (o-t4d: hard 0.008,
 # medium 0.532; the paper's DDPM 0.008 / 0.536) within the bar, and the SRM continued to 30.7M worse with the head
 # (o-t4u6 0.392, paired p 0.013) though 0.530 with the class entropy; in all nine models scored both ways the class
