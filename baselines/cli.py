@@ -31,7 +31,9 @@ def _progress(ctx: click.Context) -> bool:
                    "with an MLP decoder; cell-rcb: cell-mlp with row/column/box positions; cell-aux: cell-rcb "
                    "with a class head and an auxiliary digit loss; cell-aux-b7: cell-aux whose uncertainty head learns "
                    "the error over 7x7 pixel blocks; cell-aux-tpl: cell-aux whose uncertainty head learns the error "
-                   "against the mean image of the cell's digit (Sudoku; see docs/sudoku-baselines.md).")
+                   "against the mean image of the cell's digit; cell-aux-cls: the class head's cross-entropy at the "
+                   "cell's digit, cell-aux-miss: 1 - its probability of that digit, both floored at 1e-4 (Sudoku; "
+                   "see docs/sudoku-baselines.md).")
 @click.option("--data", type=click.Path(path_type=Path), default=None,
               help="Generated train split [default: Sudoku and Even Pixels draw fresh data on the device every "
                    "step; Counting draws from a bank of 4096 train images on the device, replaced by freshly "

@@ -44,7 +44,10 @@ class LossWeights:
     # (benchmarks/check_uncertainty_targets.py --knowledge candidates). "class": the class head's
     # cross-entropy at the patch's class (stop-gradient), so the head learns log E[digit error]:
     # every confusion counts alike, where the template's spread is small between look-alike
-    # digits (needs labels and a class head).
+    # digits (needs labels and a class head). "miss": the class head's probability of missing the
+    # patch's class, 1 - p(class) (stop-gradient), whose expectation for a calibrated head is the
+    # Gini impurity 1 - sum p^2, a ranking close to the entropy's; bounded in [0, 1], where the
+    # cross-entropy's rare large values (a sure but wrong reading) make a heavy-tailed target.
     nll_target: str = "sample"
     # The least error the head is asked to predict. The class target's cross-entropy rounds to
     # exactly 0 in float32 on a cell the class head is sure of, so the head's optimum there,
@@ -107,12 +110,15 @@ def srm_loss(out: DenoiserOutput, x: torch.Tensor, eps: torch.Tensor, z: torch.T
     # The last step (to s = 0) has no Gaussian posterior: no VLB term there.
     vlb = per_patch(torch.where(s_pix > 0, kl, torch.zeros_like(kl)), patch)
 
-    if weights.nll_target == "class":
+    if weights.nll_target in ("class", "miss"):
         if out.logits is None or labels is None:
             raise SrmBenchError("the class uncertainty target needs a model with a class head (classes > 0) and "
                                 "per-patch labels (a task whose training stream carries classes, e.g. sudoku)")
-        err = F.cross_entropy(out.logits.detach().float().flatten(0, 1), labels.flatten(),
-                              reduction="none").reshape(labels.shape)
+        logits = out.logits.detach().float()
+        if weights.nll_target == "class":
+            err = F.cross_entropy(logits.flatten(0, 1), labels.flatten(), reduction="none").reshape(labels.shape)
+        else:
+            err = 1.0 - logits.softmax(-1).gather(-1, labels[..., None]).squeeze(-1)
     else:
         nll_of = target
         if weights.nll_target == "template":
@@ -121,7 +127,7 @@ def srm_loss(out: DenoiserOutput, x: torch.Tensor, eps: torch.Tensor, z: torch.T
                                     "(a task whose training stream carries classes, e.g. sudoku)")
             nll_of = path.target_of(patches_to_image(templates[labels], grid), eps, t_pix)
         elif weights.nll_target != "sample":
-            raise SrmBenchError(f"unknown nll_target {weights.nll_target!r}; valid: sample, template, class")
+            raise SrmBenchError(f"unknown nll_target {weights.nll_target!r}; valid: sample, template, class, miss")
         if weights.nll_blur > 1:
             if patch % weights.nll_blur:
                 raise SrmBenchError(f"nll_blur {weights.nll_blur} must divide the patch side {patch}")

@@ -259,6 +259,14 @@ def _cell_aux_cls(task: str, baseline: str, common: dict[str, Any]) -> TrainConf
     return replace(cfg, loss={**cfg.loss, "nll_target": "class", "nll_floor": 1e-4})
 
 
+def _cell_aux_miss(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
+    """cell-aux-cls with the class head's probability of missing the cell's digit, 1 - p(digit), as the
+    uncertainty head's target (``LossWeights.nll_target = "miss"``) in place of its cross-entropy: bounded, so a
+    sure but wrong reading does not dominate the expectation the head learns; floored at 1e-4 as well. Ours."""
+    cfg = _cell_aux(task, baseline, common)
+    return replace(cfg, loss={**cfg.loss, "nll_target": "miss", "nll_floor": 1e-4})
+
+
 def _unet_s(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
     """The paper's UNet at base width 32 with the last level's width capped at 2x (Even Pixels:
     3.2M parameters, 6.4 MB in bf16, small enough to ship), at the paper's batch and learning
@@ -357,6 +365,7 @@ PRESET_FACTORIES = {
     "dit-cell": _dit_cell, **{name: _cell_preset(name) for name in CELL_SIZES}, "cell-aux": _cell_aux,
     "cell-aux-b7": _cell_aux_b7, "cell-aux-tpl": _cell_aux_tpl,
     "cell-aux-cls": _cell_aux_cls,
+    "cell-aux-miss": _cell_aux_miss,
 }
 PRESETS = tuple(PRESET_FACTORIES)
 

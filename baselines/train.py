@@ -699,7 +699,7 @@ def _check_options(cfg: TrainConfig, data: object, splits: tuple[str, ...], eval
     if nll_target == "template" and (data is not None or not hasattr(STREAMS.get(cfg.task), "templates")):
         raise SrmBenchError(f"preset {cfg.preset}: the template uncertainty target needs the class templates of a "
                             "training stream; train without --data, on a task with classes (sudoku)")
-    if nll_target == "class" and (data is not None or not cfg.model.get("classes")):
+    if nll_target in ("class", "miss") and (data is not None or not cfg.model.get("classes")):
         raise SrmBenchError(f"preset {cfg.preset}: the class uncertainty target needs a class head and the per-cell "
                             "labels of a training stream; train without --data, on a task with classes (sudoku)")
     if eval_every:

@@ -5,7 +5,7 @@ log-variance head is trained alone with the Gaussian NLL of the chosen target
 (``--blur 1``: the paper's per-pixel error; ``--blur 7``: the error averaged over 7x7
 blocks first; ``--target template``: the error against the mean image of the cell's digit,
 preset cell-aux-tpl's target; ``--target class``: the class head's cross-entropy at the cell's digit,
-preset cell-aux-cls's, for which ``--blur`` does not matter). Data are training batches as `srm-bench train` draws them. Then the script reports,
+preset cell-aux-cls's; ``--target miss``: 1 - its probability of the digit, preset cell-aux-miss's; for both ``--blur`` does not matter). Data are training batches as `srm-bench train` draws them. Then the script reports,
 for the refitted head, the first-pick statistics of benchmarks/check_reasoning.py. With
 ``--sample N`` it also samples N hard puzzles in predicted order (1000 NFE, eta 1) and scores
 them, once with the shipped head and once with the refitted one.
@@ -13,7 +13,7 @@ them, once with the shipped head and once with the refitted one.
 A probe of what the target does when the features are held fixed, not a trained model: the
 weights are written only with ``-o`` and are never shipped.
 
-Usage: python benchmarks/refit_uncertainty_head.py WEIGHTS --blur 7 [--target sample|template|class] [--floor 0] [--mlp] [--steps 600] [--batch 16] [--sample 32] [-o out.safetensors]
+Usage: python benchmarks/refit_uncertainty_head.py WEIGHTS --blur 7 [--target sample|template|class|miss] [--floor 0] [--mlp] [--steps 600] [--batch 16] [--sample 32] [-o out.safetensors]
 """
 from __future__ import annotations
 
@@ -65,9 +65,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("weights")
     ap.add_argument("--blur", type=int, default=7)
-    ap.add_argument("--target", choices=["sample", "template", "class"], default="sample",
+    ap.add_argument("--target", choices=["sample", "template", "class", "miss"], default="sample",
                     help="the error against the training sample (the paper's) or the digit's mean image, or the "
-                         "class head's cross-entropy at the cell's digit (preset cell-aux-cls)")
+                         "class head's cross-entropy at the cell's digit (preset cell-aux-cls), or its probability "
+                         "of missing that digit, 1 - p (preset cell-aux-miss)")
     ap.add_argument("--floor", type=float, default=0.0,
                     help="least error the head is asked to predict (LossWeights.nll_floor; preset cell-aux-cls: 1e-4)")
     ap.add_argument("--steps", type=int, default=300)
@@ -121,7 +122,8 @@ def main() -> None:
             print(f"step {step + 1}: nll {float(parts['nll']):.4f} ({time.perf_counter() - t0:.0f} s)", flush=True)
     model.eval()
     kind = "MLP" if a.mlp else "linear"
-    what = "the class head's cross-entropy" if a.target == "class" else f"error against the {a.target}, over {a.blur}x{a.blur} blocks"
+    what = {"class": "the class head's cross-entropy", "miss": "1 - the class head's probability of the digit"}.get(
+        a.target, f"error against the {a.target}, over {a.blur}x{a.blur} blocks")
     print(f"refitted {kind} head (target: {what}), {a.steps} steps of {a.batch}:")
     for line in first_picks(model, path, a.count, a.givens, 0):
         print("  " + line)

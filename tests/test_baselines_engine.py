@@ -982,6 +982,43 @@ def test_cell_aux_cls_trains_on_cpu_and_refuses_a_fixed_split(tmp_path: Path) ->
     assert not (tmp_path / "refused").exists()
 
 
+def test_miss_nll_target_is_one_minus_the_class_heads_probability_bounded_and_floored(tmp_path: Path) -> None:
+    """nll_target = "miss": the head's error is 1 - p(label) from the class head, with no gradient into the class
+    logits; unlike the cross-entropy it stays within [0, 1] on a sure but wrong reading, and the preset floors it;
+    one training step differs from cell-aux-cls's in the head term only, and a fixed split is refused."""
+    from srm_bench.baselines.diffusion import DenoiserOutput
+    from srm_bench.baselines.losses import LossWeights, srm_loss
+    from srm_bench.baselines.noise import NoisePath
+
+    path = NoisePath("rectified_flow", "velocity")
+    x, eps = torch.rand(1, 1, 8, 8) * 2 - 1, torch.randn(1, 1, 8, 8)
+    t, w = torch.tensor([[1.0, 0.5, 0.2, 0.9]]), torch.ones(1, 4)
+    z = path.noise(x, eps, torch.ones(1, 1, 8, 8) * 0.7)
+    labels = torch.tensor([[0, 2, 1, 2]])
+    logits = torch.tensor([[[4.0, 0.0, 0.0], [1.0, 1.0, 1.0], [0.0, 30.0, 0.0], [60.0, 0.0, 0.0]]], requires_grad=True)
+    logvar = torch.zeros(1, 4, requires_grad=True)
+    out = DenoiserOutput(torch.randn(1, 1, 8, 8), torch.zeros(1, 1, 8, 8), logvar, logits)
+    floor = make_config("sudoku", "srm", "cell-aux-miss").loss["nll_floor"]
+    total, parts = srm_loss(out, x, eps, z, t, w, path, 4, LossWeights(mse=0.0, vlb=0.0, nll=1.0, nll_target="miss",
+                                                                        nll_floor=floor), labels)
+    p = logits.detach()[0].softmax(-1)[torch.arange(4), labels[0]]
+    err = (1 - p).clamp_min(floor)
+    assert float(err[3]) == pytest.approx(1.0) and float(err[2]) == pytest.approx(floor)  # sure: wrong 1, right floor
+    assert float(parts["nll"]) == pytest.approx(float((0.5 * err).mean()), rel=1e-6)  # logvar 0: 0.5 (0 + err)
+    ce = torch.nn.functional.cross_entropy(logits.detach()[0], labels[0], reduction="none")
+    assert float(ce[3]) > 25  # the cross-entropy target of the same wrong reading
+    total.backward()
+    assert logits.grad is None or float(logits.grad.abs().sum()) == 0.0
+    cfg = make_config("sudoku", "srm", "cell-aux-miss")
+    assert {**cfg.loss, "nll_target": "class"} == make_config("sudoku", "srm", "cell-aux-cls").loss
+    rows, cfg = _one_step_each(tmp_path, "cell-aux-cls", "cell-aux-miss")
+    assert rows["cell-aux-cls"]["mse"] == rows["cell-aux-miss"]["mse"]
+    assert rows["cell-aux-cls"]["nll"] != rows["cell-aux-miss"]["nll"]
+    with pytest.raises(SrmBenchError, match="class uncertainty target"):
+        train(cfg, tmp_path / "split", tmp_path / "refused", device="cpu", resume=False, progress=False)
+    assert not (tmp_path / "refused").exists()
+
+
 def _gauge_with_recorded_samplers(monkeypatch) -> tuple[list, object, torch.nn.Module]:
     """The tiny Even Pixels model with sampling replaced by a recorder: evaluate_model's samplers land in the list
     (the images are blank), so a test sees what the gauge asked for without sampling."""

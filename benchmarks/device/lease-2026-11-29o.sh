@@ -9,15 +9,21 @@
 # o-cra's judging reads):
 #   export T0=$(date +%s); export END=<...>; export LEASE=2026-11-29p; bash -c 'source benchmarks/device/setup.sh'
 #   AUX_GPU=0 bash benchmarks/device/lease-2026-11-28z.sh aux > /tmp/z.log 2>&1 &   # o-cra's four rows (first call)
-#   C_RUN=t4f DONE="ent-t4u" bash benchmarks/device/lease-2026-11-29o.sh go; wait; cat /tmp/z.log
-# o-t4s finishes on GPU 0 (~4.5 minutes) and is scored there; o-t4f trains on GPU 1 (~19 minutes more), scored the
-# session after. Each arm's rows, once committed, are judged by the rule below with
+#   FRESH=1 M_RUN=t4m C_RUN=t4f DONE="ent-t4u" bash benchmarks/device/lease-2026-11-29o.sh go; wait; cat /tmp/z.log
+# (FRESH=1 only in the call where o-t4m starts from scratch; later calls carry runs/o-t4m.safetensors instead, and
+# DONE names rows-t4s once its rows came back)
+# o-t4s finishes on GPU 0 (~4.5 minutes) and is scored there, then o-t4m (cell-aux-miss, seed 0) starts there;
+# o-t4f trains on GPU 1 (~19 minutes more), scored the session after. On a 4x host o-t4m trains on GPU 2 from the
+# start. Carry: every call's runs/ must fit (travel_size.sh): after the first call leave o-cr2, o-cra and the
+# Counting evaluator behind, and o-t4s once its rows came back (carry the files you need by name, not runs/).
+# Each arm's rows, once committed, are judged by the rule below (o-t4f and o-t4m in o-t4c's place) with
 #   python benchmarks/judge_sudoku_bar.py <arm's weights sha256> bbd66182 --control <o-t4u's hard predicted-order
-#   result, sudoku-2026-11-29m/...163105Z-02f0a8dd2803.json>       (bbd66182...: o-t4d, the DDPM partner) The plan as it was written before the runs: issue 11 at 20.5M images, two arms
-# trained like o-t4u (seed 0, 20.5M: hard 0.470 with the head). Lease n found the DDPM at 20.5M (o-t4d: hard 0.008,
-# medium 0.532; the paper's DDPM 0.008 / 0.536) within the bar, and the SRM continued to 30.7M worse with the head
-# (o-t4u6 0.392, paired p 0.013) though 0.530 with the class entropy; in all nine models scored both ways the class
-# entropy ranks cells better than the head (+0.05 to +0.22). So the bar's pair is sought at 20.5M:
+#   result, sudoku-2026-11-29m/...163105Z-02f0a8dd2803.json>       (bbd66182...: o-t4d, the DDPM partner)
+# The plan as it was written before the runs: issue 11 at 20.5M images, two arms trained like o-t4u (seed 0, 20.5M:
+# hard 0.470 with the head). Lease n found the DDPM at 20.5M (o-t4d: hard 0.008, medium 0.532; the paper's DDPM 0.008
+# / 0.536) within the bar, and the SRM continued to 30.7M worse with the head (o-t4u6 0.392, paired p 0.013) though
+# 0.530 with the class entropy; in all nine models scored both ways the class entropy ranks cells better than the head
+# (+0.05 to +0.22). So the bar's pair is sought at 20.5M:
 #   o-t4c   the design change: preset cell-aux-cls, whose uncertainty head learns the class head's cross-entropy at
 #           the cell's digit (log E[digit error]) in place of the template target's pixel error. For an idealised
 #           reasoner the template target's first pick, where no naked single exists (hard puzzles), holds fewer
@@ -71,6 +77,12 @@ STOP=${STOP:-40000}; COOL=${COOL:-8000}; EVAL_PER_GPU=${EVAL_PER_GPU:-4}
 S_GPU=0; C_GPU=$((NGPU > 1 ? 1 : 0))
 # each arm's rows on its own GPU, and on a four-GPU host also on one of the two others
 S_ROWS=($S_GPU); C_ROWS=($C_GPU); [ $NGPU -ge 4 ] && S_ROWS+=(2) && C_ROWS+=(3)
+# M_RUN (added in the fortieth session; off unless set, e.g. M_RUN=t4m): a third arm, preset cell-aux-miss (the head
+# learns 1 - p(digit), a bounded target, where the cross-entropy's rare large values make a heavy-tailed one), seed 0,
+# the same recipe. Two GPUs: on GPU 0 once o-t4s' chain is done; four: on GPU 2 from the start (o-t4s' rows then on
+# GPU 0 only); one: after the other two
+M=${M_RUN:-}
+M_GPU=$S_GPU; [ $NGPU -ge 4 ] && [ -n "$M" ] && M_GPU=2 && S_ROWS=($S_GPU)
 ROWS=(hard:predicted hard:predicted-entropy hard:parallel hard:graph hard:random ref easy:parallel easy:predicted
   easy:random easy:graph medium:parallel medium:predicted medium:random medium:graph)
 score() {  # W NAME ROW GPU: one scoring job of the weights W into $R/t4o, if JOB_MIN_S are left
@@ -88,6 +100,8 @@ s_job() { score $(latest t4s) srm-cellnet-cell-aux-tpl-t4-uniform_tbar-s1 ${ROWS
 # floor (nll_floor 1e-4), from the session's third call on: C_RUN=t4f
 C=${C_RUN:-t4c}
 c_job() { score $(latest $C) srm-cellnet-cell-aux-cls-$C ${ROWS[$1]} $2; }
+m_job() { score $(latest $M) srm-cellnet-cell-aux-miss-$M ${ROWS[$1]} $2; }
+m_chain() { [ -z "$M" ] || chain $M cell-aux-miss 0 $M_GPU m_job $M_GPU > $L/$M 2>&1; }
 scored() {  # K: scoring step K came back in an earlier call (DONE="rows-t4s ..."), on a host that may be gone
   [[ " ${DONE:-} " == *" $1 "* ]] && echo "$1: came back before (DONE)"
 }
@@ -121,11 +135,16 @@ ent_u() {  # o-t4u's hard row in predicted order by the class entropy, on the la
 case $1 in
 go)
   { scored ent-t4u || once ent-t4u ent_u; } > $L/ent 2>&1 &
-  if [ $NGPU -gt 1 ]; then
+  if [ $NGPU -ge 4 ]; then
+    m_chain &
     chain t4s cell-aux-tpl 1 $S_GPU s_job "${S_ROWS[@]}" > $L/t4s 2>&1 &
     chain $C cell-aux-cls 0 $C_GPU c_job "${C_ROWS[@]}" > $L/$C 2>&1 &
+  elif [ $NGPU -gt 1 ]; then
+    { chain t4s cell-aux-tpl 1 $S_GPU s_job "${S_ROWS[@]}" > $L/t4s 2>&1 && m_chain; } &
+    chain $C cell-aux-cls 0 $C_GPU c_job "${C_ROWS[@]}" > $L/$C 2>&1 &
   else  # one GPU: one run at a time (three side by side trained at 4.9 steps/s each, one alone at 32.8)
-    { chain t4s cell-aux-tpl 1 0 s_job 0 > $L/t4s 2>&1; chain $C cell-aux-cls 0 0 c_job 0 > $L/$C 2>&1; } &
+    { chain t4s cell-aux-tpl 1 0 s_job 0 > $L/t4s 2>&1 && chain $C cell-aux-cls 0 0 c_job 0 > $L/$C 2>&1 &&
+      m_chain; } &
   fi
   wait
   grep -h -v -i warn $L/* 2>/dev/null
