@@ -16,7 +16,8 @@
 # o-t4f trains on GPU 1 (~19 minutes more), scored the session after. On a 4x host o-t4m trains on GPU 2 from the
 # start. Carry: every call's runs/ must fit (travel_size.sh): after the first call leave o-cr2, o-cra and the
 # Counting evaluator behind, and o-t4s once its rows came back (carry the files you need by name, not runs/).
-# Each arm's rows, once committed, are judged by the rule below (o-t4f and o-t4m in o-t4c's place) with
+# Each arm's rows, once committed, are judged by the rule below (o-t4f and o-t4m in o-t4c's place, each lift at
+# p < 0.025: two class-based arms against one control) with
 #   python benchmarks/judge_sudoku_bar.py <arm's weights sha256> bbd66182 --control <o-t4u's hard predicted-order
 #   result, sudoku-2026-11-29m/...163105Z-02f0a8dd2803.json>       (bbd66182...: o-t4d, the DDPM partner)
 # The plan as it was written before the runs: issue 11 at 20.5M images, two arms trained like o-t4u (seed 0, 20.5M:
