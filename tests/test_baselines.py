@@ -1055,3 +1055,34 @@ def test_sudoku_bar_judge_reads_the_rows_of_the_bar_protocol_only(tmp_path) -> N
     assert [ok for _, ok, _ in mod.judge(srm, {("hard", "parallel"): (0.084, tmp_path)})][2] is False
     gone = {k: v for k, v in srm.items() if k != ("medium", "graph")}
     assert [ok for _, ok, _ in mod.judge(gone, ddpm)][4] is None
+
+
+def test_class_target_probe_measures_the_tail_of_each_target() -> None:
+    """benchmarks/probe_class_targets.py: the tail statistics of a known vector, and the two targets of a stub
+    class head over the weighted cells only (a sure wrong reading: cross-entropy ~30, 1 - p = 1)."""
+    import importlib.util
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "probe_class_targets.py"
+    spec = importlib.util.spec_from_file_location("probe_class_targets", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    s = mod.tail_stats(torch.cat([torch.ones(99), torch.tensor([101.0])]))
+    assert s["mean"] == pytest.approx(2.0) and s["median"] == 1.0 and s["top1"] == pytest.approx(101 / 200)
+    assert mod.tail_stats(torch.ones(50))["cv"] == 0.0
+
+    labels = torch.tensor([[0, 1, 2, 0]])
+    logits = torch.tensor([[[30.0, 0.0, 0.0], [0.0, 30.0, 0.0], [30.0, 0.0, 0.0], [0.0, 0.0, 0.0]]])
+    w = torch.tensor([[1.0, 1.0, 1.0, 0.0]])  # the last cell (a given) is not weighed
+    batch = SimpleNamespace(astuple=lambda: (None, None, None, None, None, w, labels))
+
+    class Head(torch.nn.Module):
+        def forward(self, z, t, cond):
+            return SimpleNamespace(logits=logits)
+
+    res = mod.targets(Head(), lambda step: batch, 2, 1e-4)
+    assert len(res["1 - p"]) == 6  # 3 weighted cells, 2 batches
+    assert res["1 - p"][:3].tolist() == pytest.approx([1e-4, 1e-4, 1.0])
+    assert res["cross-entropy"][:3].tolist() == pytest.approx([1e-4, 1e-4, 30.0], rel=1e-3)
