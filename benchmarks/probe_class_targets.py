@@ -18,8 +18,9 @@ import argparse
 import torch
 import torch.nn.functional as F
 
+from srm_bench.baselines.inference import load_denoiser
 from srm_bench.baselines.streams import SudokuStream
-from srm_bench.baselines.train import BatchMaker, build_model, load_weights
+from srm_bench.baselines.train import BatchMaker
 
 
 def tail_stats(err: torch.Tensor) -> dict[str, float]:
@@ -50,12 +51,9 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--floor", type=float, default=1e-4)
     a = ap.parse_args()
-    state, cfg, _record = load_weights(a.weights)
+    model, cfg, _state = load_denoiser(a.weights, "cpu")
     if not cfg.model.get("classes"):
         raise SystemExit(f"{a.weights}: preset {cfg.preset} has no class head")
-    model = build_model(cfg.arch, cfg.model)
-    model.load_state_dict(state)
-    model.eval()
     torch.manual_seed(0)
     make_batch = BatchMaker(cfg, torch.device("cpu"), rank=0, local_batch=a.batch, stream=SudokuStream("cpu"))
     res = targets(model, make_batch, a.batches, a.floor)
