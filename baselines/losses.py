@@ -57,6 +57,15 @@ class LossWeights:
     nll_floor: float = 0.0
 
 
+def class_error(logits: torch.Tensor, labels: torch.Tensor, target: str) -> torch.Tensor:
+    """(B, P) error of a class head's reading (logits (B, P, K), labels (B, P)) for the class-based
+    uncertainty targets: "class", the cross-entropy at the label; "miss", 1 - p(label)."""
+    logits = logits.float()
+    if target == "class":
+        return F.cross_entropy(logits.flatten(0, 1), labels.flatten(), reduction="none").reshape(labels.shape)
+    return 1.0 - logits.softmax(-1).gather(-1, labels[..., None]).squeeze(-1)
+
+
 def per_patch(x: torch.Tensor, patch: int) -> torch.Tensor:
     """(B, C, H, W) -> (B, P): mean over each patch's pixels and channels."""
     return F.avg_pool2d(x.mean(1, keepdim=True), patch).flatten(1)
@@ -114,11 +123,7 @@ def srm_loss(out: DenoiserOutput, x: torch.Tensor, eps: torch.Tensor, z: torch.T
         if out.logits is None or labels is None:
             raise SrmBenchError("the class uncertainty target needs a model with a class head (classes > 0) and "
                                 "per-patch labels (a task whose training stream carries classes, e.g. sudoku)")
-        logits = out.logits.detach().float()
-        if weights.nll_target == "class":
-            err = F.cross_entropy(logits.flatten(0, 1), labels.flatten(), reduction="none").reshape(labels.shape)
-        else:
-            err = 1.0 - logits.softmax(-1).gather(-1, labels[..., None]).squeeze(-1)
+        err = class_error(out.logits.detach(), labels, weights.nll_target)
     else:
         nll_of = target
         if weights.nll_target == "template":

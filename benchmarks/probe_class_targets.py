@@ -16,9 +16,9 @@ from __future__ import annotations
 import argparse
 
 import torch
-import torch.nn.functional as F
 
 from srm_bench.baselines.inference import load_denoiser
+from srm_bench.baselines.losses import class_error
 from srm_bench.baselines.streams import SudokuStream
 from srm_bench.baselines.train import BatchMaker
 
@@ -37,10 +37,9 @@ def targets(model: torch.nn.Module, make_batch: BatchMaker, batches: int, floor:
     ce, miss = [], []
     for step in range(batches):
         z, t, cond, _x, _eps, w, labels = make_batch(step).astuple()
-        logits = model(z, t, cond).logits.float()
-        keep = w > 0
-        ce.append(F.cross_entropy(logits.flatten(0, 1), labels.flatten(), reduction="none").reshape(labels.shape)[keep])
-        miss.append((1.0 - logits.softmax(-1).gather(-1, labels[..., None]).squeeze(-1))[keep])
+        logits = model(z, t, cond).logits
+        ce.append(class_error(logits, labels, "class")[w > 0])
+        miss.append(class_error(logits, labels, "miss")[w > 0])
     return {"cross-entropy": torch.cat(ce).clamp_min(floor), "1 - p": torch.cat(miss).clamp_min(floor)}
 
 

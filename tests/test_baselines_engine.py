@@ -882,19 +882,27 @@ def _one_step_each(tmp_path: Path, *presets: str) -> tuple[dict[str, dict[str, s
     return rows, cfg
 
 
+def _head_term_alone_differs(tmp_path: Path, base: str, preset: str, refused: str) -> dict[str, dict[str, str]]:
+    """One training step of ``preset`` against ``base`` (same seed, same first batch): the denoiser's loss is
+    the same, the uncertainty head's term is not; and a fixed split (no per-cell labels or templates) is refused
+    before anything is written, with ``refused`` in the message. Returns both first log rows."""
+    rows, cfg = _one_step_each(tmp_path, base, preset)
+    assert rows[base]["mse"] == rows[preset]["mse"]
+    assert rows[base]["nll"] != rows[preset]["nll"]
+    with pytest.raises(SrmBenchError, match=refused):
+        train(cfg, tmp_path / "split", tmp_path / "refused", device="cpu", resume=False, progress=False)
+    assert not (tmp_path / "refused").exists()
+    return rows
+
+
 def test_cell_aux_tpl_trains_with_the_streams_templates_on_cpu(tmp_path: Path) -> None:
     """Same seed, same first batch: only the head's loss term differs from cell-aux's."""
     from srm_bench.baselines.streams import SudokuStream
 
     tpl = SudokuStream("cpu").templates()
     assert tpl.shape == (9, 1, 28, 28) and -1.0 <= float(tpl.min()) and float(tpl.max()) <= 1.0
-    rows, cfg = _one_step_each(tmp_path, "cell-aux", "cell-aux-tpl")
-    assert rows["cell-aux"]["mse"] == rows["cell-aux-tpl"]["mse"]
-    assert rows["cell-aux"]["nll"] != rows["cell-aux-tpl"]["nll"]
-    # A fixed split has no class templates: refused before anything is written.
-    with pytest.raises(SrmBenchError, match="template uncertainty target"):
-        train(cfg, tmp_path / "split", tmp_path / "refused", device="cpu", resume=False, progress=False)
-    assert not (tmp_path / "refused").exists()
+    # A fixed split has no class templates: refused.
+    _head_term_alone_differs(tmp_path, "cell-aux", "cell-aux-tpl", "template uncertainty target")
 
 
 def test_class_nll_target_is_the_class_heads_cross_entropy_without_its_gradient() -> None:
@@ -973,13 +981,8 @@ def test_class_nll_target_stays_finite_on_a_cell_the_class_head_is_sure_of() -> 
 def test_cell_aux_cls_trains_on_cpu_and_refuses_a_fixed_split(tmp_path: Path) -> None:
     """Same seed, same first batch: only the head's loss term differs from cell-aux-tpl's; a fixed split (no
     per-cell labels) is refused before anything is written."""
-    rows, cfg = _one_step_each(tmp_path, "cell-aux-tpl", "cell-aux-cls")
-    assert rows["cell-aux-tpl"]["mse"] == rows["cell-aux-cls"]["mse"]
+    rows = _head_term_alone_differs(tmp_path, "cell-aux-tpl", "cell-aux-cls", "class uncertainty target")
     assert rows["cell-aux-tpl"]["cls"] == rows["cell-aux-cls"]["cls"]
-    assert rows["cell-aux-tpl"]["nll"] != rows["cell-aux-cls"]["nll"]
-    with pytest.raises(SrmBenchError, match="class uncertainty target"):
-        train(cfg, tmp_path / "split", tmp_path / "refused", device="cpu", resume=False, progress=False)
-    assert not (tmp_path / "refused").exists()
 
 
 def test_miss_nll_target_is_one_minus_the_class_heads_probability_bounded_and_floored(tmp_path: Path) -> None:
@@ -1011,12 +1014,7 @@ def test_miss_nll_target_is_one_minus_the_class_heads_probability_bounded_and_fl
     assert logits.grad is None or float(logits.grad.abs().sum()) == 0.0
     cfg = make_config("sudoku", "srm", "cell-aux-miss")
     assert {**cfg.loss, "nll_target": "class"} == make_config("sudoku", "srm", "cell-aux-cls").loss
-    rows, cfg = _one_step_each(tmp_path, "cell-aux-cls", "cell-aux-miss")
-    assert rows["cell-aux-cls"]["mse"] == rows["cell-aux-miss"]["mse"]
-    assert rows["cell-aux-cls"]["nll"] != rows["cell-aux-miss"]["nll"]
-    with pytest.raises(SrmBenchError, match="class uncertainty target"):
-        train(cfg, tmp_path / "split", tmp_path / "refused", device="cpu", resume=False, progress=False)
-    assert not (tmp_path / "refused").exists()
+    _head_term_alone_differs(tmp_path, "cell-aux-cls", "cell-aux-miss", "class uncertainty target")
 
 
 def _gauge_with_recorded_samplers(monkeypatch) -> tuple[list, object, torch.nn.Module]:
