@@ -1,3 +1,17 @@
+# Lease o of 2026-11-29. Second session (forty-first, label 2026-11-29p; docs/runs/lease-2026-11-29p/output.txt):
+# o-t4s at 40,000 with its 14 rows (hard head 0.478); o-t4f (cell-aux-cls, floored) at 40,000 with its four hard rows
+# (head 0.680, entropy 0.686, parallel 0.034, graph 0.398); o-t4m (cell-aux-miss) at 14,000. Third session, every
+# call (carry [".whl", "runs"]; runs/ = o-t4f, o-t4m (campaign.sh restore) and repro-t4f.json, a copy of o-t4f's hard
+# predicted-order result sudoku-2026-11-29p/...225252Z-a974d000d404.json; set aside as in the second session; no
+# Counting evaluator needed):
+#   export T0=$(date +%s); export END=<...>; export LEASE=2026-11-29q
+#   SKIP="t4f:hard:predicted t4f:hard:predicted-entropy t4f:hard:parallel t4f:hard:graph" REPRO=runs/repro-t4f.json \
+#     M_RUN=t4m C_RUN=t4f DONE="ent-t4u rows-t4s" bash benchmarks/device/lease-2026-11-29o.sh go
+# o-t4f's ten other rows (four at once) and the reproduction on GPU 1; o-t4m trains on GPU 0 (26,000 steps, ~14
+# minutes), then its 14 rows on both GPUs. On a fresh host after call 1 add "rows-t4f repro" to DONE once they came
+# back (and any row that came back alone to SKIP, e.g. "t4m:hard:predicted"; "t4m:ref" is the reference protocol).
+# On a 4x host o-t4m trains on GPU 2 and o-t4f's rows run on GPUs 1 and 3. Stub-simulated on 2 GPUs across calls.
+#
 # Lease o of 2026-11-29 (planned in the thirty-ninth session; its first session was the fortieth: three calls,
 # docs/runs/lease-2026-11-29o/output.txt). Where it stands: o-t4u's entropy row came back (0.544); o-t4s at 31,900 of
 # 40,000; o-t4c diverged (nan at 22,500: its class target is exactly 0 on sure cells) and is replaced by o-t4f, the
@@ -95,14 +109,27 @@ score() {  # W NAME ROW GPU: one scoring job of the weights W into $R/t4o, if JO
     NAME=$2 GPU=$4 timeout $(left) bash benchmarks/device/eval.sh $1 $R/t4o $row
   fi
 }
-s_job() { score $(latest t4s) srm-cellnet-cell-aux-tpl-t4-uniform_tbar-s1 ${ROWS[$1]} $2; }
+skip() {  # RUN ROW: the row came back in an earlier call (SKIP="t4f:hard:predicted ..."), on a host that may be gone
+  [[ " ${SKIP:-} " == *" $1:$2 "* ]] && echo "o-$1 $2: came back before (SKIP)"
+}
+s_job() { skip t4s ${ROWS[$1]} || score $(latest t4s) srm-cellnet-cell-aux-tpl-t4-uniform_tbar-s1 ${ROWS[$1]} $2; }
 # C_RUN: the class-target arm's name. o-t4c (calls 1-2) lost its loss to nan at steps 22,500 and 22,800 (its
 # cross-entropy target was exactly 0 on sure cells); o-t4f is the same arm from scratch with the preset's error
 # floor (nll_floor 1e-4), from the session's third call on: C_RUN=t4f
 C=${C_RUN:-t4c}
-c_job() { score $(latest $C) srm-cellnet-cell-aux-cls-$C ${ROWS[$1]} $2; }
-m_job() { score $(latest $M) srm-cellnet-cell-aux-miss-$M ${ROWS[$1]} $2; }
-m_chain() { [ -z "$M" ] || chain $M cell-aux-miss 0 $M_GPU m_job $M_GPU > $L/$M 2>&1; }
+c_job() { skip $C ${ROWS[$1]} || score $(latest $C) srm-cellnet-cell-aux-cls-$C ${ROWS[$1]} $2; }
+m_job() { skip $M ${ROWS[$1]} || score $(latest $M) srm-cellnet-cell-aux-miss-$M ${ROWS[$1]} $2; }
+# o-t4m's rows: on its GPU, and on a two-GPU host on the class arm's too (free once that arm's rows are done)
+M_ROWS=($M_GPU); [ $NGPU -eq 2 ] && M_ROWS+=($C_GPU)
+m_chain() { [ -z "$M" ] || chain $M cell-aux-miss 0 $M_GPU m_job "${M_ROWS[@]}" > $L/$M 2>&1; }
+# REPRO (since the forty-first session): a committed result of the class arm's (copied into runs/, which travels), drawn
+# again with `srm-bench reproduce --checkpoint` on the arm's GPU once the arm is at STOP: issue 11's "reproduces a
+# committed result bit for bit on the same device type" (the shipped file will be these weights, the same hash)
+repro() {
+  reached $C $STOP || { echo "o-$C at $(wstep $(latest $C)) of $STOP: not reproduced"; return 1; }
+  CUDA_VISIBLE_DEVICES=$C_GPU timeout $(( $(left) < 240 ? $(left) : 240 )) srm-bench reproduce $REPRO \
+    --checkpoint $(latest $C) --device cuda
+}
 scored() {  # K: scoring step K came back in an earlier call (DONE="rows-t4s ..."), on a host that may be gone
   [[ " ${DONE:-} " == *" $1 "* ]] && echo "$1: came back before (DONE)"
 }
@@ -129,6 +156,10 @@ chain() {  # RUN PRESET SEED GPU FN ROW_GPU...: train, then the rows
   arm $run $preset $seed $gpu || return 1
   scored rows-$run || once rows-$run rows_of $run $fn "$@"
 }
+s_chain() {  # o-t4s and its rows; nothing once its rows came back (DONE="rows-t4s": its weights need not travel)
+  scored rows-t4s && return 0
+  chain t4s cell-aux-tpl 1 $S_GPU s_job "${S_ROWS[@]}"
+}
 ent_u() {  # o-t4u's hard row in predicted order by the class entropy, on the last GPU
   [ -e runs/o-t4u.safetensors ] || { echo "o-t4u: runs/o-t4u.safetensors not carried (campaign.sh restore o-t4u)"; return 1; }
   score runs/o-t4u.safetensors srm-cellnet-cell-aux-tpl-t4-uniform_tbar hard:predicted-entropy $((NGPU - 1))
@@ -136,15 +167,16 @@ ent_u() {  # o-t4u's hard row in predicted order by the class entropy, on the la
 case $1 in
 go)
   { scored ent-t4u || once ent-t4u ent_u; } > $L/ent 2>&1 &
+  [ -n "${REPRO:-}" ] && { scored repro || once repro repro; } > $L/repro 2>&1 &
   if [ $NGPU -ge 4 ]; then
     m_chain &
-    chain t4s cell-aux-tpl 1 $S_GPU s_job "${S_ROWS[@]}" > $L/t4s 2>&1 &
+    s_chain > $L/t4s 2>&1 &
     chain $C cell-aux-cls 0 $C_GPU c_job "${C_ROWS[@]}" > $L/$C 2>&1 &
   elif [ $NGPU -gt 1 ]; then
-    { chain t4s cell-aux-tpl 1 $S_GPU s_job "${S_ROWS[@]}" > $L/t4s 2>&1 && m_chain; } &
+    { s_chain > $L/t4s 2>&1 && m_chain; } &
     chain $C cell-aux-cls 0 $C_GPU c_job "${C_ROWS[@]}" > $L/$C 2>&1 &
   else  # one GPU: one run at a time (three side by side trained at 4.9 steps/s each, one alone at 32.8)
-    { chain t4s cell-aux-tpl 1 0 s_job 0 > $L/t4s 2>&1 && chain $C cell-aux-cls 0 0 c_job 0 > $L/$C 2>&1 &&
+    { s_chain > $L/t4s 2>&1 && chain $C cell-aux-cls 0 0 c_job 0 > $L/$C 2>&1 &&
       m_chain; } &
   fi
   wait
