@@ -6,8 +6,9 @@
 # Counting evaluator needed):
 #   export T0=$(date +%s); export END=<...>; export LEASE=2026-11-29q
 #   SKIP="t4f:hard:predicted t4f:hard:predicted-entropy t4f:hard:parallel t4f:hard:graph" REPRO=runs/repro-t4f.json \
-#     M_RUN=t4m C_RUN=t4f DONE="ent-t4u rows-t4s" bash benchmarks/device/lease-2026-11-29o.sh go
-# o-t4f's ten other rows (four at once) and the reproduction on GPU 1; o-t4m trains on GPU 0 (26,000 steps, ~14
+#     EXTRA_ROWS="easy:predicted-entropy medium:predicted-entropy" M_RUN=t4m C_RUN=t4f DONE="ent-t4u rows-t4s" \
+#     bash benchmarks/device/lease-2026-11-29o.sh go
+# o-t4f's twelve other rows (four at once) and the reproduction on GPU 1; o-t4m trains on GPU 0 (26,000 steps, ~14
 # minutes), then its 14 rows on both GPUs. On a fresh host after call 1 add "rows-t4f repro" to DONE once they came
 # back (and any row that came back alone to SKIP, e.g. "t4m:hard:predicted"; "t4m:ref" is the reference protocol).
 # On a 4x host o-t4m trains on GPU 2 and o-t4f's rows run on GPUs 1 and 3. Stub-simulated on 2 GPUs across calls.
@@ -100,6 +101,10 @@ M=${M_RUN:-}
 M_GPU=$S_GPU; [ $NGPU -ge 4 ] && [ -n "$M" ] && M_GPU=2 && S_ROWS=($S_GPU)
 ROWS=(hard:predicted hard:predicted-entropy hard:parallel hard:graph hard:random ref easy:parallel easy:predicted
   easy:random easy:graph medium:parallel medium:predicted medium:random medium:graph)
+# EXTRA_ROWS (since the forty-first session): more rows for every arm scored in this call, after the fourteen, e.g.
+# "easy:predicted-entropy medium:predicted-entropy": the README's Table 1 has the class-entropy variant on every split,
+# and a shipped srm-sudoku's entry needs 15 rows at least (tests/test_pretrained.py)
+ROWS+=(${EXTRA_ROWS:-})
 score() {  # W NAME ROW GPU: one scoring job of the weights W into $R/t4o, if JOB_MIN_S are left
   local row=$3
   [ $(left) -ge ${JOB_MIN_S:-170} ] || { echo "$2 $row: $(left) s left, in the next call"; return 1; }
