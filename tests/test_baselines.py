@@ -1086,3 +1086,59 @@ def test_class_target_probe_measures_the_tail_of_each_target() -> None:
     assert len(res["1 - p"]) == 6  # 3 weighted cells, 2 batches
     assert res["1 - p"][:3].tolist() == pytest.approx([1e-4, 1e-4, 1.0])
     assert res["cross-entropy"][:3].tolist() == pytest.approx([1e-4, 1e-4, 30.0], rel=1e-3)
+
+
+def test_greedy_order_probe_decides_cells_by_the_class_head_in_the_ranking_order(monkeypatch) -> None:
+    """benchmarks/probe_greedy_order.py: a class head that reads every cell's solution digit solves every puzzle,
+    whatever the order; one that always reads a 1 clashes at its second decided cell and solves none. A decided
+    cell is shown clean as an image of the digit it was given (here each cell's image is its digit / 10), the
+    givens stay, and the cells are decided in the ranking's order."""
+    import importlib.util
+    from pathlib import Path
+
+    import numpy as np
+
+    from srm_bench.canonical import canonical_dataset
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "probe_greedy_order.py"
+    monkeypatch.syspath_prepend(str(path.parent))
+    spec = importlib.util.spec_from_file_location("probe_greedy_order", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    data = canonical_dataset("sudoku", "hard")
+    solution = torch.from_numpy(np.asarray(data.items["grid"][:3], dtype=np.int64).reshape(3, -1))
+    x = mod.from_cells((solution.float() / 10)[:, :, None, None, None].expand(3, 81, 1, 28, 28).contiguous())
+    known = torch.zeros(3, 81, dtype=torch.bool)
+    known[:, 40] = True
+    orders = []
+
+    class Head(torch.nn.Module):
+        def __init__(self, read_solution: bool, rank_by_index: bool) -> None:
+            super().__init__()
+            self.read_solution, self.rank_by_index = read_solution, rank_by_index
+
+        def forward(self, z, t):
+            shown = (mod.cell_view(z).mean((2, 3, 4)) * 10).round().long()  # the digit each clean cell shows
+            clean = t == 0
+            assert clean[:, 40].all() and (shown[:, 40] == solution[:, 40]).all()
+            digits = solution if self.read_solution else torch.ones_like(solution)
+            self.decided = torch.where(clean, shown, torch.zeros_like(shown))
+            orders.append(clean.sum(-1))
+            logits = torch.nn.functional.one_hot(digits - 1, 9).float() * 20
+            rank = torch.arange(81.0).expand(3, 81) if self.rank_by_index else -torch.arange(81.0).expand(3, 81)
+            return DenoiserOutput(mean=torch.zeros_like(z), v=None, logvar=rank, logits=logits)
+
+    rf = NoisePath("rectified_flow", "velocity")
+    for by_index in (True, False):
+        head = Head(True, by_index)
+        ok, first, decided = mod.greedy(head, rf, x, known, solution, "logvar", 28, 0)
+        assert ok.all() and (first == -1).all() and (decided == solution).all()
+        assert (head.decided[:, 0] == solution[:, 0]).all() == by_index  # row-major order: cell 0 decided early
+    assert orders[0].tolist() == [1, 1, 1] and orders[1].tolist() == [2, 2, 2]  # one cell a step
+    ok, first, decided = mod.greedy(Head(True, True), rf, x, known, solution, "random", 28, 0)
+    assert ok.all() and (decided == solution).all()  # the control order: a reader of the solution needs no order
+    head = Head(False, True)
+    ok, first, decided = mod.greedy(head, rf, x, known, solution, "entropy", 28, 0)
+    assert not ok.any() and (first == 1).all()
+    assert (head.decided[:, 0] == 1).all() and (decided[:, 40] == solution[:, 40]).all()
