@@ -17,6 +17,20 @@ from srm_bench.baselines.unet import DenoiserOutput, UNet, UNetConfig
 from srm_bench.errors import SrmBenchError
 from srm_bench.leaderboard.store import sampler_label
 
+
+def bench_module(name: str, monkeypatch: pytest.MonkeyPatch):
+    """The script benchmarks/NAME.py as a module, with benchmarks/ on the path for its own imports."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    monkeypatch.syspath_prepend(str(path.parent))
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
 # ---------------------------------------------------------------- recursive allocation
 
 
@@ -670,15 +684,7 @@ def test_head_range_probe_splits_the_log_variance_by_clean_and_noisy_cells(monke
     """benchmarks/probe_head_range.py: a head that reads -1 on a clean cell (t = 0) and the cell's level on a
     noisy one gives quantiles of -1 over the clean cells and of t over the noisy ones; the givens are clean in
     every state, and at f = 0.5 about half the other cells are too."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "probe_head_range.py"
-    monkeypatch.syspath_prepend(str(path.parent))
-    spec = importlib.util.spec_from_file_location("probe_head_range", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = bench_module("probe_head_range", monkeypatch)
     seen = []
 
     class Head(torch.nn.Module):
@@ -1093,19 +1099,9 @@ def test_greedy_order_probe_decides_cells_by_the_class_head_in_the_ranking_order
     whatever the order; one that always reads a 1 clashes at its second decided cell and solves none. A decided
     cell is shown clean as an image of the digit it was given (here each cell's image is its digit / 10), the
     givens stay, and the cells are decided in the ranking's order."""
-    import importlib.util
-    from pathlib import Path
-
-    import numpy as np
-
     from srm_bench.canonical import canonical_dataset
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "probe_greedy_order.py"
-    monkeypatch.syspath_prepend(str(path.parent))
-    spec = importlib.util.spec_from_file_location("probe_greedy_order", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = bench_module("probe_greedy_order", monkeypatch)
     data = canonical_dataset("sudoku", "hard")
     solution = torch.from_numpy(np.asarray(data.items["grid"][:3], dtype=np.int64).reshape(3, -1))
     x = mod.from_cells((solution.float() / 10)[:, :, None, None, None].expand(3, 81, 1, 28, 28).contiguous())
