@@ -57,13 +57,19 @@ class LossWeights:
     nll_floor: float = 0.0
 
 
+# The uncertainty targets read from the class head (they need a class head and per-patch labels).
+CLASS_TARGETS = ("class", "miss")
+
+
 def class_error(logits: torch.Tensor, labels: torch.Tensor, target: str) -> torch.Tensor:
     """(B, P) error of a class head's reading (logits (B, P, K), labels (B, P)) for the class-based
     uncertainty targets: "class", the cross-entropy at the label; "miss", 1 - p(label)."""
     logits = logits.float()
     if target == "class":
         return F.cross_entropy(logits.flatten(0, 1), labels.flatten(), reduction="none").reshape(labels.shape)
-    return 1.0 - logits.softmax(-1).gather(-1, labels[..., None]).squeeze(-1)
+    if target == "miss":
+        return 1.0 - logits.softmax(-1).gather(-1, labels[..., None]).squeeze(-1)
+    raise SrmBenchError(f"unknown class target {target!r}; valid: {', '.join(CLASS_TARGETS)}")
 
 
 def per_patch(x: torch.Tensor, patch: int) -> torch.Tensor:
@@ -119,7 +125,7 @@ def srm_loss(out: DenoiserOutput, x: torch.Tensor, eps: torch.Tensor, z: torch.T
     # The last step (to s = 0) has no Gaussian posterior: no VLB term there.
     vlb = per_patch(torch.where(s_pix > 0, kl, torch.zeros_like(kl)), patch)
 
-    if weights.nll_target in ("class", "miss"):
+    if weights.nll_target in CLASS_TARGETS:
         if out.logits is None or labels is None:
             raise SrmBenchError("the class uncertainty target needs a model with a class head (classes > 0) and "
                                 "per-patch labels (a task whose training stream carries classes, e.g. sudoku)")

@@ -263,8 +263,8 @@ def _cell_aux_miss(task: str, baseline: str, common: dict[str, Any]) -> TrainCon
     """cell-aux-cls with the class head's probability of missing the cell's digit, 1 - p(digit), as the
     uncertainty head's target (``LossWeights.nll_target = "miss"``) in place of its cross-entropy: bounded, so a
     sure but wrong reading does not dominate the expectation the head learns; floored at 1e-4 as well. Ours."""
-    cfg = _cell_aux(task, baseline, common)
-    return replace(cfg, loss={**cfg.loss, "nll_target": "miss", "nll_floor": 1e-4})
+    cfg = _cell_aux_cls(task, baseline, common)
+    return replace(cfg, loss={**cfg.loss, "nll_target": "miss"})
 
 
 def _unet_s(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:

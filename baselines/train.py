@@ -32,7 +32,7 @@ from srm_bench.errors import SrmBenchError
 
 from .cellnet import CellNet, CellNetConfig
 from .dit import DiT, DiTConfig
-from .losses import LossWeights, srm_loss
+from .losses import CLASS_TARGETS, LossWeights, srm_loss
 from .noise import NoisePath
 from .presets import TrainConfig
 from .diffusion import pixel_levels
@@ -699,7 +699,7 @@ def _check_options(cfg: TrainConfig, data: object, splits: tuple[str, ...], eval
     if nll_target == "template" and (data is not None or not hasattr(STREAMS.get(cfg.task), "templates")):
         raise SrmBenchError(f"preset {cfg.preset}: the template uncertainty target needs the class templates of a "
                             "training stream; train without --data, on a task with classes (sudoku)")
-    if nll_target in ("class", "miss") and (data is not None or not cfg.model.get("classes")):
+    if nll_target in CLASS_TARGETS and (data is not None or not cfg.model.get("classes")):
         raise SrmBenchError(f"preset {cfg.preset}: the class uncertainty target needs a class head and the per-cell "
                             "labels of a training stream; train without --data, on a task with classes (sudoku)")
     if eval_every:

@@ -25,27 +25,19 @@ import torch
 
 from srm_bench.baselines.diffusion import pixel_levels
 from srm_bench.baselines.inference import load_denoiser
+from srm_bench.baselines.losses import patches_to_image
 from srm_bench.baselines.noise import NoisePath
 from srm_bench.canonical import canonical_dataset
+from srm_bench.evaluators.sudoku import sudoku_l1
+
+from check_reasoning import first_pick, peer_matrix
 
 CELL = 28
 
 
-def peers() -> torch.Tensor:
-    """(81, 81) bool: cell j shares a row, column or box with cell i (i != j)."""
-    r, c = np.divmod(np.arange(81), 9)
-    b = (r // 3) * 3 + c // 3
-    same = (r[:, None] == r) | (c[:, None] == c) | (b[:, None] == b)
-    np.fill_diagonal(same, False)
-    return torch.from_numpy(same)
-
-
 def valid(grid: torch.Tensor) -> torch.Tensor:
-    """(B,) bool: every row, column and box of the (B, 81) digits 1-9 holds each digit once."""
-    g = grid.reshape(-1, 9, 9)
-    boxes = g.reshape(-1, 3, 3, 3, 3).permute(0, 1, 3, 2, 4).reshape(-1, 9, 9)
-    want = torch.arange(1, 10)
-    return torch.stack([(u.sort(-1).values == want).all(-1).all(-1) for u in (g, g.transpose(1, 2), boxes)]).all(0)
+    """(B,) bool: the (B, 81) digits 1-9 form a valid grid (the evaluator's L1 is 0)."""
+    return torch.from_numpy(sudoku_l1(grid.reshape(-1, 9, 9).numpy()) == 0)
 
 
 def digit_cells(solution: torch.Tensor) -> torch.Tensor:
@@ -57,14 +49,10 @@ def digit_cells(solution: torch.Tensor) -> torch.Tensor:
 
 
 def cell_view(x: torch.Tensor) -> torch.Tensor:
-    """(B, 81, C, 28, 28) view of a (B, C, 252, 252) grid image, cells row-major."""
+    """(B, 81, C, 28, 28) cells of a (B, C, 252, 252) grid image, row-major (the inverse of
+    losses.patches_to_image)."""
     b, ch = x.shape[:2]
     return x.reshape(b, ch, 9, CELL, 9, CELL).permute(0, 2, 4, 1, 3, 5).reshape(b, 81, ch, CELL, CELL)
-
-
-def from_cells(cells: torch.Tensor) -> torch.Tensor:
-    b, _, ch = cells.shape[:3]
-    return cells.reshape(b, 9, 9, ch, CELL, CELL).permute(0, 3, 1, 4, 2, 5).reshape(b, ch, 9 * CELL, 9 * CELL)
 
 
 @torch.no_grad()
@@ -79,12 +67,12 @@ def greedy(model: torch.nn.Module, path: NoisePath, x: torch.Tensor, known: torc
         raise SystemExit(f"a model with one patch a cell is needed (patch {patch} gives a {grid} grid)")
     eps = torch.randn(x.shape, generator=torch.Generator().manual_seed(seed))
     cells = cell_view(x).clone()
-    source = cell_view(x).clone()
+    source = cell_view(x)
     where = digit_cells(solution)
     decided = torch.where(known, solution, torch.zeros_like(solution))
     clean = known.clone()
     conflict = torch.full((b,), -1, dtype=torch.long)
-    near = peers()
+    near = peer_matrix()
     order_key = torch.rand(b, 81, generator=torch.Generator().manual_seed(seed + 1))
     rows = torch.arange(b)
     for step in range(81):
@@ -92,7 +80,7 @@ def greedy(model: torch.nn.Module, path: NoisePath, x: torch.Tensor, known: torc
         if not open_.any():
             break
         tt = torch.where(clean, torch.zeros(b, 81), torch.ones(b, 81))
-        z = path.noise(from_cells(cells), eps, pixel_levels(tt, grid, patch))
+        z = path.noise(patches_to_image(cells, grid), eps, pixel_levels(tt, grid, patch))
         out = model(z, tt)
         p = out.logits.float().softmax(-1)
         if rank == "logvar":
@@ -101,8 +89,7 @@ def greedy(model: torch.nn.Module, path: NoisePath, x: torch.Tensor, known: torc
             score = -(p * p.clamp_min(1e-12).log()).sum(-1)
         else:  # random: a fixed draw per cell, the same in every state
             score = order_key
-        score = torch.where(open_, score, torch.full_like(score, float("inf")))
-        pick = score.argmin(-1)
+        pick = first_pick(score, clean)
         live = open_.any(-1)
         digit = p[rows, pick].argmax(-1) + 1
         clash = ((decided == digit[:, None]) & near[pick]).any(-1) & live & (conflict < 0)

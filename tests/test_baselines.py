@@ -1104,7 +1104,7 @@ def test_greedy_order_probe_decides_cells_by_the_class_head_in_the_ranking_order
     mod = bench_module("probe_greedy_order", monkeypatch)
     data = canonical_dataset("sudoku", "hard")
     solution = torch.from_numpy(np.asarray(data.items["grid"][:3], dtype=np.int64).reshape(3, -1))
-    x = mod.from_cells((solution.float() / 10)[:, :, None, None, None].expand(3, 81, 1, 28, 28).contiguous())
+    x = mod.patches_to_image((solution.float() / 10)[:, :, None, None, None].expand(3, 81, 1, 28, 28), (9, 9))
     known = torch.zeros(3, 81, dtype=torch.bool)
     known[:, 40] = True
     orders = []

@@ -1010,6 +1010,9 @@ def test_miss_nll_target_is_one_minus_the_class_heads_probability_bounded_and_fl
     assert float(parts["nll"]) == pytest.approx(float((0.5 * err).mean()), rel=1e-6)  # logvar 0: 0.5 (0 + err)
     ce = torch.nn.functional.cross_entropy(logits.detach()[0], labels[0], reduction="none")
     assert float(ce[3]) > 25  # the cross-entropy target of the same wrong reading
+    from srm_bench.baselines.losses import class_error
+    with pytest.raises(SrmBenchError, match="unknown class target 'gini'; valid: class, miss"):
+        class_error(logits, labels, "gini")
     total.backward()
     assert logits.grad is None or float(logits.grad.abs().sum()) == 0.0
     cfg = make_config("sudoku", "srm", "cell-aux-miss")
