@@ -1,7 +1,7 @@
 """Animate a shipped Sudoku model solving one canonical puzzle (the README's GIF).
 
 Usage: python docs/examples/animate_sudoku.py [--split hard] [--index 9] [--steps 1000] [--eta 1]
-       [--uncertainty logvar] [--every 34] [-o docs/img/srm-sudoku.gif]
+       [--uncertainty logvar] [--every 75] [-o docs/img/srm-sudoku.gif]
 
 `srm-bench sample ... --animate out.gif` animates the first puzzle of a run; this script picks
 any one puzzle by its index. Per-sample seeds are (seed, index), so the frames show exactly the
@@ -28,7 +28,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--eta", type=float, default=1.0)
     ap.add_argument("--uncertainty", choices=("logvar", "entropy"), default="logvar")
-    ap.add_argument("--every", type=int, default=34)
+    ap.add_argument("--every", type=int, default=75)
     ap.add_argument("-o", "--out", default="docs/img/srm-sudoku.gif")
     a = ap.parse_args()
     model, cfg, _ = load_denoiser(pretrained_path(a.model), "cpu")
