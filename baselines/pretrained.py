@@ -5,8 +5,11 @@
 training config and record as metadata), SHA-256 pin, task, preset, status, training budget
 and the accuracies measured so far with where they were measured (a row's ``overlap`` and ``ramp``,
 where present, are the sequential sampler's; its ``seed``, where present, the sampling seed, else
-0; Counting rows also carry ``consistency`` and its ``consistency_ci95``). The pin is checked
-every time a model is loaded. Torch-free, so that ``srm-bench models`` is instant.
+0; Counting rows also carry ``consistency`` and its ``consistency_ci95``). An entry's ``partners``
+are baselines recorded beside it by their weights' hash but not shipped (e.g. the DDPM of the same
+recipe that a reproduction bar pairs with the SRM), each with its training budget and measured
+rows. The pin is checked every time a model is loaded. Torch-free, so that ``srm-bench models`` is
+instant.
 """
 from __future__ import annotations
 
@@ -64,7 +67,19 @@ def describe(name: str, entry: dict[str, Any]) -> list[str]:
              f"sha256 {entry['sha256'][:12]}...",
              f"  trained: {t.get('images', 0):,} images, {t.get('gpu_hours', 0)} GPU-hours on {t.get('card', '?')}",
              f"  status: {entry.get('status', '')}"]
-    for m in sorted(entry.get("measured", []), key=_row_order):
+    lines += _rows(entry.get("measured", []), "  ")
+    for p in entry.get("partners", []):
+        pt = p["trained"]
+        lines.append(f"  partner, not shipped (recorded by hash): {p['name']}: {p['baseline']}, preset {p['preset']}, "
+                     f"sha256 {p['sha256'][:12]}..., {pt['images']:,} images, {pt['gpu_hours']} GPU-hours on "
+                     f"{pt['card']}")
+        lines += _rows(p.get("measured", []), "    ")
+    return lines
+
+
+def _rows(measured: list[dict[str, Any]], indent: str) -> list[str]:
+    lines = []
+    for m in sorted(measured, key=_row_order):
         ci = f" [{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}]" if m.get("ci95") else ""
         sampler = (m["sampler"] + (f" +overlap {m['overlap']:g}" if m.get("overlap") else "")
                    + (f" ({m['ramp']} ramp)" if m.get("ramp") else "") + (f", seed {m['seed']}" if m.get("seed") else ""))
@@ -72,7 +87,7 @@ def describe(name: str, entry: dict[str, Any]) -> list[str]:
         if "consistency" in m:
             con = f", consistency {m['consistency']:.3f}"
             con += f" [{m['consistency_ci95'][0]:.3f}, {m['consistency_ci95'][1]:.3f}]" if m.get("consistency_ci95") else ""
-        lines.append(f"  {m['split']:6s} {sampler:35s} {m['nfe']:4d} NFE eta {m['eta']:g}: "
+        lines.append(f"{indent}{m['split']:6s} {sampler:35s} {m['nfe']:4d} NFE eta {m['eta']:g}: "
                      f"accuracy {m['accuracy']:.3f}{ci}{con} on {m['count']} "
                      f"({m['where']}{', ' + m['result'] if m.get('result') else ''})")
     return lines

@@ -18,6 +18,14 @@ change with the numbers); ``--card`` is kept from the old entry unless given, an
 new one and for weights that saw fewer images than the old entry's (another run, not its continuation). ``--dry-run`` prints the entry and changes nothing. The weights file keeps the old
 entry's name (so the package's file list does not change) unless ``--file`` names another; an old
 file of another name is removed. Files are written atomically (``srm_bench.io``).
+
+``--partner RESULT.json ...`` records, beside the shipped model, a baseline whose weights do not
+ship (the tree's size budget) but whose rows belong next to it, such as the DDPM of the same
+recipe, network and images that a reproduction bar pairs with the SRM: one partner per weights
+hash found in those results, with its name, baseline, preset and training budget read from them and
+its rows built as the model's are. ``srm-bench models`` lists it and ``srm-bench leaderboard
+--shipped`` keeps its rows. Without ``--partner`` the old entry's partners are kept;
+``--no-partners`` drops them.
 """
 from __future__ import annotations
 
@@ -87,8 +95,44 @@ def measured_row(result_path: Path, weights_sha: str) -> dict:
     return row
 
 
+def _result_model(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())["model"]
+    except FileNotFoundError:
+        raise ShipError(f"{path}: no such result file") from None
+    except (KeyError, TypeError, json.JSONDecodeError):
+        raise ShipError(f"{path}: not an srm-bench result of a baseline (no model)") from None
+
+
+def build_partners(results: list[Path], weights_sha: str) -> list[dict]:
+    """One catalogue partner per weights hash among ``results``: a baseline recorded by hash, not shipped."""
+    by_sha: dict[str, list[Path]] = {}
+    for path in results:
+        sha = _result_model(path).get("training", {}).get("checkpoint_sha256")
+        if not sha:
+            raise ShipError(f"{path}: its model has no training.checkpoint_sha256; a partner is named by its weights")
+        if sha == weights_sha:
+            raise ShipError(f"{path}: scored with the shipped weights themselves; list it among the results, "
+                            "not as a partner")
+        by_sha.setdefault(sha, []).append(path)
+    partners = []
+    for sha, paths in by_sha.items():
+        model = _result_model(paths[0])
+        t = model["training"]
+        for key in ("images", "gpu_hours", "baseline", "preset"):
+            if key not in t:
+                raise ShipError(f"{paths[0]}: its training record has no {key!r}; a partner states its budget")
+        partners.append({"name": model.get("name", t["baseline"]), "baseline": t["baseline"], "preset": t["preset"],
+                         "sha256": sha, "trained": {"images": t["images"], "gpu_hours": round(t["gpu_hours"], 3),
+                                                    "card": t.get("device", "unknown device")},
+                         "measured": [measured_row(p, sha) for p in paths]})
+    return partners
+
+
 def build_entry(name: str, weights: Path, results: list[Path], status: str, card: str | None,
-                file: str | None, old: dict | None, date: str) -> dict:
+                file: str | None, old: dict | None, date: str,
+                partners: list[Path] | None = None) -> dict:
+    """The catalogue entry; ``partners`` None keeps the old entry's, [] drops them."""
     cfg, record = weights_record(weights)
     if not results:
         raise ShipError("name at least one result file of these weights: a shipped model states what it scores")
@@ -107,11 +151,15 @@ def build_entry(name: str, weights: Path, results: list[Path], status: str, card
     digest = file_sha256(weights)
     rows = [measured_row(r, digest) for r in results]
     file = file or (old or {}).get("file") or f"{cfg.task}-{cfg.baseline}-{cfg.preset}.safetensors"
-    return {"file": file, "sha256": digest, "task": cfg.task, "baseline": cfg.baseline,
-            "preset": cfg.preset, "status": status,
-            "trained": {"images": record["images"], "steps": record["step"],
-                        "gpu_hours": round(record["gpu_hours"], 3), "card": card, "date": date},
-            "measured": rows}
+    entry = {"file": file, "sha256": digest, "task": cfg.task, "baseline": cfg.baseline,
+             "preset": cfg.preset, "status": status,
+             "trained": {"images": record["images"], "steps": record["step"],
+                         "gpu_hours": round(record["gpu_hours"], 3), "card": card, "date": date},
+             "measured": rows}
+    kept = (old or {}).get("partners", []) if partners is None else build_partners(partners, digest)
+    if kept:
+        entry["partners"] = kept
+    return entry
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,6 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--file", help="file name under baselines/weights/ (default: the old entry's)")
     ap.add_argument("--date", default=dt.datetime.now(dt.timezone.utc).date().isoformat())
     ap.add_argument("--weights-dir", type=Path, default=ROOT / "baselines" / "weights")
+    ap.add_argument("--partner", type=Path, nargs="+", metavar="RESULT",
+                    help="result JSONs of a baseline recorded beside this one but not shipped (e.g. the DDPM of the "
+                         "same recipe); default: the old entry's partners")
+    ap.add_argument("--no-partners", action="store_true", help="drop the old entry's partners")
     ap.add_argument("--dry-run", action="store_true", help="print the entry; change nothing")
     args = ap.parse_args(argv)
     catalogue_path = args.weights_dir / "models.json"
@@ -134,7 +186,11 @@ def main(argv: list[str] | None = None) -> int:
             raise ShipError(f"{catalogue_path}: no catalogue there; --weights-dir names the folder of models.json")
         models = json.loads(catalogue_path.read_text())
         old = models.get(args.name)
-        entry = build_entry(args.name, args.weights, args.results, args.status, args.card, args.file, old, args.date)
+        if args.partner and args.no_partners:
+            raise ShipError("--partner and --no-partners contradict each other; give one")
+        partners = [] if args.no_partners else args.partner
+        entry = build_entry(args.name, args.weights, args.results, args.status, args.card, args.file, old, args.date,
+                            partners)
     except ShipError as exc:
         print(f"ship_model: {exc}", file=sys.stderr)
         return 1

@@ -590,8 +590,9 @@ def load_frame(dirs: Iterable[str | Path], *, merge_paper: bool = True) -> pd.Da
 
 
 def shipped_only(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` without the rows of our baselines whose weights are not a shipped model's (``srm-bench models``):
-    the paper's figures, other results and the shipped models' rows stay.
+    """``frame`` without the rows of our baselines whose weights are not a shipped model's (``srm-bench models``)
+    or a partner's recorded beside one (e.g. the DDPM a reproduction bar pairs with the shipped SRM): the paper's
+    figures, other results and those rows stay.
 
     Example:
         >>> frame = pd.DataFrame({"provenance": ["paper", "baseline", "baseline", "user"],
@@ -601,7 +602,8 @@ def shipped_only(frame: pd.DataFrame) -> pd.DataFrame:
     """
     from srm_bench.registry import shipped_models
 
-    pins = {entry["sha256"][:12] for entry in shipped_models().values()}
+    models = shipped_models().values()
+    pins = {e["sha256"][:12] for e in models} | {p["sha256"][:12] for e in models for p in e.get("partners", [])}
     ours = frame["provenance"] == "baseline"
     return frame[~ours | frame["checkpoint"].isin(pins)].reset_index(drop=True)
 

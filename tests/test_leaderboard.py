@@ -373,6 +373,19 @@ def test_shipped_keeps_the_paper_yours_and_the_shipped_models_rows(tmp_path):
     assert bad.returncode != 0 and "--shipped" in bad.stderr
 
 
+def test_shipped_keeps_a_partners_rows(monkeypatch):
+    """A partner recorded beside a shipped model (a DDPM whose weights do not ship) keeps its rows under --shipped;
+    other runs of ours go."""
+    import leaderboard.store as store
+    import srm_bench.registry as registry
+
+    catalogue = {"srm-x": {"sha256": "a" * 64, "partners": [{"sha256": "b" * 64}]}}
+    monkeypatch.setattr(registry, "shipped_models", lambda: catalogue)
+    frame = pd.DataFrame({"provenance": ["baseline"] * 3 + ["paper"], "checkpoint": ["a" * 12, "b" * 12, "c" * 12, None]})
+    assert list(store.shipped_only(frame)["provenance"]) == ["baseline", "baseline", "paper"]
+    assert list(store.shipped_only(frame)["checkpoint"][:2]) == ["a" * 12, "b" * 12]
+
+
 def test_machine_readable_and_typeset_formats(tmp_path):
     d = tmp_path / "res"
     write(d, "a.json", make_result(correct=400))

@@ -195,7 +195,10 @@ def test_every_measured_figure_is_backed_by_its_result_file() -> None:
     root = Path(__file__).resolve().parents[1]
     for name, entry in pretrained.catalogue().items():
         backed = [m for m in entry.get("measured", []) if m.get("result")]
-        for m in backed:
+        # a partner (a baseline recorded beside the model, not shipped): its rows are backed by results of its weights
+        rows = [(m, entry["sha256"]) for m in backed] + [(m, p["sha256"]) for p in entry.get("partners", [])
+                                                         for m in p["measured"]]
+        for m, sha in rows:
             res = json.loads((root / m["result"]).read_text())
             s = res["model"]["sampler"]
             sampler = "parallel" if s["name"] == "parallel" else s["order"] + ("-entropy" if s.get("uncertainty") == "entropy" else "")
@@ -210,9 +213,18 @@ def test_every_measured_figure_is_backed_by_its_result_file() -> None:
                 con = res["metrics"]["consistency"]
                 assert math.isclose(con["value"], m["consistency"], abs_tol=5e-5), m
                 assert [round(x, 3) for x in con["ci95"]] == m["consistency_ci95"], m
-            assert res["model"]["training"]["checkpoint_sha256"] == entry["sha256"], (name, m["result"])
+            assert res["model"]["training"]["checkpoint_sha256"] == sha, (name, m["result"])
+        for p in entry.get("partners", []):
+            assert p["sha256"] != entry["sha256"] and p["measured"], (name, p["name"])
+            t = json.loads((root / p["measured"][0]["result"]).read_text())["model"]["training"]
+            assert (t["baseline"], t["preset"], t["images"], round(t["gpu_hours"], 3)) == (
+                p["baseline"], p["preset"], p["trained"]["images"], p["trained"]["gpu_hours"]), (name, p["name"])
         if name == "srm-sudoku":  # Table 1's hard row for every sampler, and predicted order on every split
             assert len(backed) >= 15
+            # issue 11's partner: a DDPM of the same network and images, parallel on hard
+            ddpm = [p for p in entry.get("partners", []) if p["baseline"] == "ddpm"]
+            assert ddpm and ddpm[0]["trained"]["images"] == entry["trained"]["images"]
+            assert ("hard", "parallel") in {(m["split"], m["sampler"]) for m in ddpm[0]["measured"]}
             table = {(m["split"], m["sampler"]) for m in backed if (m["nfe"], m["eta"], m.get("ramp")) == (1000, 1.0, None)}
             assert table >= {("hard", s) for s in ("parallel", "random", "graph", "predicted", "predicted-entropy")}
             assert table >= {(split, "predicted") for split in ("easy", "medium", "hard")}

@@ -106,3 +106,35 @@ def test_shipping_under_a_new_file_name_pins_it_and_removes_the_old_file(shop, t
     assert entry["measured"] == old["measured"][:2]
     others = {k: v for k, v in json.loads((shop / "models.json").read_text()).items() if k != "srm-counting-stars"}
     assert others == {k: v for k, v in _catalogue().items() if k != "srm-counting-stars"}
+
+
+def test_a_partner_is_recorded_from_its_results_and_kept_until_dropped(shop, tmp_path, capsys) -> None:
+    """--partner: results of weights that do not ship become one partner per weights hash, every figure read from
+    them; a later ship without --partner keeps it, --no-partners drops it; the shipped weights' own result and the
+    two flags together are refused with one line and nothing written."""
+    mod = _module()
+    weights = shop / _catalogue()["srm-counting-stars"]["file"]
+    ep = [ROOT / m["result"] for m in _catalogue()["srm-even-pixels"]["measured"][:2]]
+    base = ["srm-counting-stars", str(weights), *_stars_results(), "--status", "x", "--weights-dir", str(shop)]
+    assert mod.main([*base, "--partner", *map(str, ep)]) == 0
+    capsys.readouterr()
+    entry = json.loads((shop / "models.json").read_text())["srm-counting-stars"]
+    (partner,) = entry["partners"]
+    t = json.loads(ep[0].read_text())["model"]["training"]
+    assert partner["sha256"] == t["checkpoint_sha256"] == _catalogue()["srm-even-pixels"]["sha256"]
+    assert (partner["baseline"], partner["preset"], partner["trained"]["images"]) == (
+        t["baseline"], t["preset"], t["images"])
+    assert partner["measured"] == [mod.measured_row(p, partner["sha256"]) for p in ep]
+    assert mod.main(base) == 0  # kept without --partner
+    assert json.loads((shop / "models.json").read_text())["srm-counting-stars"]["partners"] == [partner]
+    before = (shop / "models.json").read_bytes()
+    own = _stars_results()[:1]
+    for extra, words in ((["--partner", *own], "shipped weights themselves"),
+                         (["--partner", str(ep[0]), "--no-partners"], "contradict")):
+        capsys.readouterr()
+        assert mod.main([*base, *extra]) == 1
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and words in err
+        assert (shop / "models.json").read_bytes() == before
+    assert mod.main([*base, "--no-partners"]) == 0
+    assert "partners" not in json.loads((shop / "models.json").read_text())["srm-counting-stars"]
