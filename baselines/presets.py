@@ -317,6 +317,27 @@ def _unet_s_g16_gcp(task: str, baseline: str, common: dict[str, Any]) -> TrainCo
     return replace(cfg, model={**cfg.model, "patch_pool": True})
 
 
+def _unet_s_g16_gc_cnt(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
+    """``unet-s-g16-gc`` with a per-patch class head and an auxiliary cross-entropy (weight 1) on how many of each
+    patch's 16 pixels take the second hue (ours; Even Pixels only): Even Pixels' counterpart of Sudoku's digit loss,
+    without which neither the Sudoku SRM nor its DDPM learnt the rules. ``--init`` takes ``unet-s-g16-gc`` weights:
+    the head is new and leaves the denoiser's outputs as they were. Clean patches are left out of the loss."""
+    if task != "even-pixels":
+        raise SrmBenchError(f"preset unet-s-g16-gc-cnt needs Even Pixels' patch counts for its classes; {task} has none")
+    from .streams import EVEN_PIXELS_CLASSES
+
+    cfg = _unet_s_g16_gc(task, baseline, common)
+    return replace(cfg, model={**cfg.model, "classes": EVEN_PIXELS_CLASSES}, loss={**cfg.loss, "cls": 1.0})
+
+
+def _unet_s_g16_gc_cls(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
+    """``unet-s-g16-gc-cnt`` whose uncertainty head learns the class head's cross-entropy at the patch's count,
+    floored at 1e-4 (``nll_target = "class"``), as Sudoku's shipped ``cell-aux-cls`` does for the cell's digit: there
+    the pixel-error target ranked cells worse than the class head knew them (hard 0.470 against 0.680)."""
+    cfg = _unet_s_g16_gc_cnt(task, baseline, common)
+    return replace(cfg, loss={**cfg.loss, "nll_target": "class", "nll_floor": 1e-4})
+
+
 def _unet_s_g16_gc_w(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
     """``unet-s-g16-gc`` with the level embedding at 256 channels instead of 512 and the last
     level at 3x the base width instead of 2x (ours): the parameters move from the embedding to the
@@ -360,7 +381,8 @@ PRESET_FACTORIES = {
     "paper": _paper, "small": _small, "small-s2": _small_stem(2), "small-s2-w": _small_s2_w, "small-s2-aux": _small_s2_aux,
     "small-s4": _small_stem(4),
     "unet-s": _unet_s, "unet-s-g16": _unet_s_g16, "unet-s-gc": _unet_s_gc,
-    "unet-s-g16-gc": _unet_s_g16_gc, "unet-s-g16-gct": _unet_s_g16_gct, "unet-s-g16-gcp": _unet_s_g16_gcp, "unet-s-g16-gc-w": _unet_s_g16_gc_w, "tiny": _tiny,
+    "unet-s-g16-gc": _unet_s_g16_gc, "unet-s-g16-gct": _unet_s_g16_gct, "unet-s-g16-gcp": _unet_s_g16_gcp, "unet-s-g16-gc-w": _unet_s_g16_gc_w, "unet-s-g16-gc-cnt": _unet_s_g16_gc_cnt,
+    "unet-s-g16-gc-cls": _unet_s_g16_gc_cls, "tiny": _tiny,
     "dit-s": _dit_preset("S"), "dit-b": _dit_preset("B"), "dit-s14": _dit_s14,
     "dit-cell": _dit_cell, **{name: _cell_preset(name) for name in CELL_SIZES}, "cell-aux": _cell_aux,
     "cell-aux-b7": _cell_aux_b7, "cell-aux-tpl": _cell_aux_tpl,

@@ -10,7 +10,8 @@ so no image crosses the host bus:
   number of givens uniform in 0-80 with the given cells uniform: the distribution of
   ``srm-bench generate sudoku --split train``.
 - :class:`EvenPixelsStream`: a hue offset U(0, 0.5) and a uniformly random half of the
-  1024 pixels, coloured exactly as the generator colours them (same HSV formula, rint).
+  1024 pixels, coloured exactly as the generator colours them (same HSV formula, rint). Each
+  patch's class is how many of its 16 pixels take the second hue (0-16, :data:`EVEN_PIXELS_CLASSES`).
 - :class:`CountingStream` (Counting Polygons / Stars): the images are rendered on the CPU
   (Pillow), too slowly to make per step, so a bank of pre-rendered train-split images sits
   on the device and draws pick from it; worker processes render the next bank meanwhile.
@@ -131,12 +132,20 @@ def hsv_to_rgb8_torch(hue: torch.Tensor, saturation: float, value: float) -> tor
     return torch.round(rgb * 255.0).to(torch.uint8)
 
 
+# Even Pixels' per-patch classes (presets unet-s-g16-gc-cnt / -cls): how many of a 4 x 4 patch's pixels take the
+# second hue (offset + 0.5), 0-16. The 64 patches' classes of an image sum to 512.
+EVEN_PIXELS_CLASSES = 17
+
+
 class EvenPixelsStream:
-    """Fresh Even Pixels images composed on ``device`` (exactly 512 pixels of each hue).
+    """Fresh Even Pixels images composed on ``device`` (exactly 512 pixels of each hue), each patch's
+    class the count of its pixels of the second hue.
 
     Example:
-        >>> b = EvenPixelsStream("cpu").draw(3); tuple(b.x.shape)
-        (3, 3, 32, 32)
+        >>> b = EvenPixelsStream("cpu").draw(3); tuple(b.x.shape), tuple(b.labels.shape)
+        ((3, 3, 32, 32), (3, 64))
+        >>> b.labels.sum(1).tolist()
+        [512, 512, 512]
     """
 
     task = "even-pixels"
@@ -151,6 +160,10 @@ class EvenPixelsStream:
         self.device = torch.device(device)
         self.size, self.pixels, self.half = SIZE, PIXELS, HALF
         self.saturation, self.value, self.offset_max = SATURATION, VALUE, HUE_OFFSET_MAX
+        self.patch = gen.PATCH_SIZE
+        if self.patch ** 2 + 1 != EVEN_PIXELS_CLASSES:
+            raise SrmBenchError(f"Even Pixels patches of {self.patch}x{self.patch} pixels do not give "
+                                f"{EVEN_PIXELS_CLASSES} classes")
         self.source = {"generator": "even-pixels on the device"}
 
     def draw(self, n: int) -> Batch:
@@ -160,7 +173,9 @@ class EvenPixelsStream:
         second = torch.rand(n, self.pixels, device=dev).argsort(1).argsort(1) >= self.half  # exactly half True
         img = colours.gather(1, second.long()[..., None].expand(n, self.pixels, 3))  # (n, 1024, 3)
         img = img.reshape(n, self.size, self.size, 3).permute(0, 3, 1, 2)
-        return Batch(img.float() / 127.5 - 1.0, None)
+        g, k = self.size // self.patch, self.patch  # patches row-major, as the levels t are
+        labels = second.reshape(n, g, k, g, k).sum((2, 4)).reshape(n, g * g)
+        return Batch(img.float() / 127.5 - 1.0, None, labels)
 
 
 # ---------------------------------------------------------------------------- counting

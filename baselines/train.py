@@ -518,6 +518,10 @@ class TrainState:
             # weights of the network without the patch pooling: its maps start at zero, as a fresh network's do,
             # so the network computes what the weights computed
             weights = {**{k: v for k, v in state.model.state_dict().items() if ".pool." in k}, **weights}
+        if cfg.arch == "unet" and cfg.model.get("classes") and not old.model.get("classes"):
+            # a UNet without a class head (unet-s-g16-gc into -cnt / -cls): the head starts as a fresh network's; it
+            # reads the output features and feeds nothing back, so the denoiser computes what the weights computed
+            weights = {**{k: v for k, v in state.model.state_dict().items() if k.startswith("class_head.")}, **weights}
         state.model.load_state_dict(weights)
         for ema in (state.ema, state.ema2):
             if ema is not None:
@@ -549,9 +553,10 @@ class TrainState:
         weights, old, record = load_weights(path)
         # The network must match; the preset may differ (e.g. cell-aux-b7 fine-tunes cell-aux weights
         # with another uncertainty target, unet-s-g16-gct squashes unet-s-g16-gc's context features: the
-        # same parameters; unet-s-g16-gcp adds zero-initialised patch poolings to them), and the record names
-        # where the weights came from.
-        if _parameters_of(old, pooled=bool(cfg.model.get("patch_pool"))) != _parameters_of(cfg):
+        # same parameters; unet-s-g16-gcp adds zero-initialised patch poolings to them, unet-s-g16-gc-cnt a class
+        # head), and the record names where the weights came from.
+        classes = cfg.model.get("classes", 0) if cfg.arch == "unet" and not old.model.get("classes") else 0
+        if _parameters_of(old, pooled=bool(cfg.model.get("patch_pool")), classes=classes) != _parameters_of(cfg):
             raise SrmBenchError(
                 f"{path}: holds a {old.baseline}/{old.task}/{old.preset} model ({old.arch}), not "
                 f"{cfg.baseline}/{cfg.task}/{cfg.preset} ({cfg.arch}); pass weights of the same baseline, task and network"
@@ -574,14 +579,17 @@ class TrainState:
         })
 
 
-def _parameters_of(cfg: TrainConfig, pooled: bool = False) -> dict[str, Any]:
+def _parameters_of(cfg: TrainConfig, pooled: bool = False, classes: int = 0) -> dict[str, Any]:
     """What fixes a network's parameters: its identity less the preset and the options that change only
     what the parameters compute (``context_squash``). ``pooled``: as if ``patch_pool`` were on (a network
-    without it can start one with it: the poolings' own parameters start at zero)."""
+    without it can start one with it: the poolings' own parameters start at zero). ``classes``: as if the
+    UNet had a class head of that many classes (one without can start one with it; the head feeds nothing back)."""
     ident = {k: v for k, v in cfg.identity().items() if k != "preset"}
     ident["model"] = {k: v for k, v in ident["model"].items() if k != "context_squash"}
     if pooled and ident["arch"] == "unet":
         ident["model"]["patch_pool"] = True
+    if classes and ident["arch"] == "unet":
+        ident["model"]["classes"] = classes
     return ident
 
 
@@ -701,7 +709,8 @@ def _check_options(cfg: TrainConfig, data: object, splits: tuple[str, ...], eval
                             "training stream; train without --data, on a task with classes (sudoku)")
     if nll_target in CLASS_TARGETS and (data is not None or not cfg.model.get("classes")):
         raise SrmBenchError(f"preset {cfg.preset}: the class uncertainty target needs a class head and the per-cell "
-                            "labels of a training stream; train without --data, on a task with classes (sudoku)")
+                            "labels of a training stream; train without --data, on a task with classes (sudoku, or "
+                            "even-pixels with preset unet-s-g16-gc-cls)")
     if eval_every:
         from srm_bench.registry import get_task
 

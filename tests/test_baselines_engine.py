@@ -516,6 +516,60 @@ def test_patch_pooling_sees_one_patch_and_starts_from_unpooled_weights_unchanged
               init=tmp_path / "b" / "weights.safetensors")
 
 
+def test_even_pixels_patch_counts_and_the_count_presets(tmp_path: Path) -> None:
+    """Even Pixels' stream labels each 4 x 4 patch (row-major, as the levels) with how many of its pixels take the
+    second hue, read back here from the pixels' hues; ``unet-s-g16-gc-cnt`` adds a 17-class head and its loss,
+    ``-cls`` also the class target (floored); --init from ``unet-s-g16-gc`` weights leaves the denoiser's output as
+    it was and trains; the reverse and another task are refused."""
+    import colorsys
+
+    from srm_bench.baselines.inference import class_entropy
+    from srm_bench.baselines.streams import EVEN_PIXELS_CLASSES
+    from srm_bench.baselines.train import TrainState, save_weights
+
+    torch.manual_seed(3)
+    b = EvenPixelsStream("cpu").draw(2)
+    rgb = ((b.x + 1) * 127.5).round().to(torch.uint8).permute(0, 2, 3, 1).numpy()
+    second = np.array([[colorsys.rgb_to_hsv(*(px / 255.0))[0] >= 0.5 for px in img.reshape(-1, 3)] for img in rgb])
+    want = second.reshape(2, 8, 4, 8, 4).sum((2, 4)).reshape(2, 64)
+    assert b.labels is not None and b.labels.tolist() == want.tolist() and set(b.labels.sum(1).tolist()) == {512}
+    assert int(b.labels.max()) < EVEN_PIXELS_CLASSES and len(set(b.labels.flatten().tolist())) > 3
+
+    gc = make_config("even-pixels", "srm", "unet-s-g16-gc")
+    cnt, cls = make_config("even-pixels", "srm", "unet-s-g16-gc-cnt"), make_config("even-pixels", "srm", "unet-s-g16-gc-cls")
+    assert cnt.model == {**gc.model, "classes": 17} and cnt.loss == {**gc.loss, "cls": 1.0}
+    assert cls.model == cnt.model and cls.loss == {**cnt.loss, "nll_target": "class", "nll_floor": 1e-4}
+    with pytest.raises(SrmBenchError, match="needs Even Pixels' patch counts"):
+        make_config("sudoku", "srm", "unet-s-g16-gc-cls")
+    torch.manual_seed(0)
+    trained = build_model(gc.arch, gc.model)
+    with torch.no_grad():
+        for p in trained.parameters():  # the zero-initialised layers on, as training leaves them
+            p.add_(0.05 * torch.randn_like(p))
+    w = tmp_path / "gc.safetensors"
+    save_weights(w, trained, gc, {"step": 5, "images": 10})
+    plain, _, _ = load_weights(w)
+    a = build_model(gc.arch, gc.model).eval()
+    a.load_state_dict(plain)
+    c = TrainState.from_weights(w, with_overrides(cls, batch_size=2), torch.device("cpu")).model.eval()
+    x, t = torch.randn(2, 3, 32, 32), torch.rand(2, 64)
+    with torch.no_grad():
+        got = c(x, t)
+        assert torch.equal(a(x, t).mean, got.mean) and torch.equal(a(x, t).logvar, got.logvar)
+        assert got.logits is not None and tuple(got.logits.shape) == (2, 64, 17)
+        assert tuple(class_entropy(got.logits).shape) == (2, 64)
+    out = train(with_overrides(cls, steps=7, ckpt_every=7, batch_size=2), None, tmp_path / "b", device="cpu",
+                progress=False, init=w)
+    _, loaded, rec = load_weights(tmp_path / "b" / "weights.safetensors")
+    assert out["steps"] == 7 and loaded.model["classes"] == 17 and rec["init"]["preset"] == "unet-s-g16-gc"
+    with open(tmp_path / "b" / "log.csv") as f:
+        row = next(csv.DictReader(f))
+    assert float(row["cls"]) > 0  # the class loss is on
+    with pytest.raises(SrmBenchError, match="holds a srm/even-pixels/unet-s-g16-gc-cls model"):
+        train(with_overrides(gc, steps=9), None, tmp_path / "c", device="cpu", progress=False,
+              init=tmp_path / "b" / "weights.safetensors")
+
+
 def test_squash_context_script_keeps_what_the_network_computes(tmp_path: Path) -> None:
     """benchmarks/squash_context.py: unet-s-g16-gc weights become a unet-s-g16-gct network whose branch is
     scaled so that it computes nearly what it computed (to the first order of f / S), keeping the record;
