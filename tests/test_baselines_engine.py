@@ -463,6 +463,25 @@ def test_squashed_context_counts_with_saturated_features_and_takes_unsquashed_we
               device="cpu", progress=False, init=tmp_path / "a" / "weights.safetensors")
 
 
+def _gc_weights(tmp_path: Path) -> tuple[Path, torch.nn.Module]:
+    """A ``unet-s-g16-gc`` weights file (step 5) with every layer on, the zero-initialised ones too, as training
+    leaves them, and the network loaded from it (eval mode): what --init into an extended preset must compute."""
+    from srm_bench.baselines.train import save_weights
+
+    gc = make_config("even-pixels", "srm", "unet-s-g16-gc")
+    torch.manual_seed(0)
+    trained = build_model(gc.arch, gc.model)
+    with torch.no_grad():
+        for p in trained.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    w = tmp_path / "gc.safetensors"
+    save_weights(w, trained, gc, {"step": 5, "images": 10})
+    plain, _, _ = load_weights(w)
+    a = build_model(gc.arch, gc.model).eval()
+    a.load_state_dict(plain)
+    return w, a
+
+
 def test_patch_pooling_sees_one_patch_and_starts_from_unpooled_weights_unchanged(tmp_path: Path) -> None:
     """``unet-s-g16-gcp``: ``patch_mean`` gives each pixel its own patch's mean and nothing of another patch's;
     the poolings sit where a patch spans more than one pixel (Even Pixels: 4 and 2 pixels at 32 and 16, none
@@ -487,18 +506,7 @@ def test_patch_pooling_sees_one_patch_and_starts_from_unpooled_weights_unchanged
     sudoku = make_config("sudoku", "srm", "paper").model
     assert {b.pool_size for b in build_model("unet", {**sudoku, "patch_pool": True}).modules()
             if isinstance(b, ResBlock)} == {0, 7, 14, 28}
-    from srm_bench.baselines.train import save_weights
-
-    torch.manual_seed(0)
-    trained = build_model(gc.arch, gc.model)
-    with torch.no_grad():
-        for p in trained.parameters():  # the zero-initialised layers on, as training leaves them
-            p.add_(0.05 * torch.randn_like(p))
-    w = tmp_path / "gc.safetensors"
-    save_weights(w, trained, gc, {"step": 5, "images": 10})
-    plain, _, _ = load_weights(w)
-    a = build_model(gc.arch, gc.model).eval()
-    a.load_state_dict(plain)
+    w, a = _gc_weights(tmp_path)
     b = TrainState.from_weights(w, with_overrides(gcp, batch_size=2), torch.device("cpu")).model.eval()
     x, t = torch.randn(2, 3, 32, 32), torch.rand(2, 64)
     with torch.no_grad():
@@ -525,7 +533,7 @@ def test_even_pixels_patch_counts_and_the_count_presets(tmp_path: Path) -> None:
 
     from srm_bench.baselines.inference import class_entropy
     from srm_bench.baselines.streams import EVEN_PIXELS_CLASSES
-    from srm_bench.baselines.train import TrainState, save_weights
+    from srm_bench.baselines.train import TrainState
 
     torch.manual_seed(3)
     b = EvenPixelsStream("cpu").draw(2)
@@ -541,16 +549,7 @@ def test_even_pixels_patch_counts_and_the_count_presets(tmp_path: Path) -> None:
     assert cls.model == cnt.model and cls.loss == {**cnt.loss, "nll_target": "class", "nll_floor": 1e-4}
     with pytest.raises(SrmBenchError, match="needs Even Pixels' patch counts"):
         make_config("sudoku", "srm", "unet-s-g16-gc-cls")
-    torch.manual_seed(0)
-    trained = build_model(gc.arch, gc.model)
-    with torch.no_grad():
-        for p in trained.parameters():  # the zero-initialised layers on, as training leaves them
-            p.add_(0.05 * torch.randn_like(p))
-    w = tmp_path / "gc.safetensors"
-    save_weights(w, trained, gc, {"step": 5, "images": 10})
-    plain, _, _ = load_weights(w)
-    a = build_model(gc.arch, gc.model).eval()
-    a.load_state_dict(plain)
+    w, a = _gc_weights(tmp_path)
     c = TrainState.from_weights(w, with_overrides(cls, batch_size=2), torch.device("cpu")).model.eval()
     x, t = torch.randn(2, 3, 32, 32), torch.rand(2, 64)
     with torch.no_grad():
