@@ -1,4 +1,8 @@
-# Lease o of 2026-11-29. Second session (forty-first, label 2026-11-29p; docs/runs/lease-2026-11-29p/output.txt):
+# Lease o of 2026-11-29: done. Third session (forty-second, label 2026-11-29q; docs/runs/lease-2026-11-29q/output.txt):
+# o-t4f's twelve other rows (easy 0.992-0.998 with every sampler; medium predicted 0.918 > graph 0.698 > random 0.616,
+# parallel 0.662), its reproduction bit for bit, o-t4m at 40,000 with its rows (hard head 0.576): o-t4f met issue
+# 11's bar and ships as srm-sudoku. The commands below are kept as they ran.
+# Second session (forty-first, label 2026-11-29p; docs/runs/lease-2026-11-29p/output.txt):
 # o-t4s at 40,000 with its 14 rows (hard head 0.478); o-t4f (cell-aux-cls, floored) at 40,000 with its four hard rows
 # (head 0.680, entropy 0.686, parallel 0.034, graph 0.398); o-t4m (cell-aux-miss) at 14,000. Third session, every
 # call (carry [".whl", "runs"]; runs/ = o-t4f, o-t4m (campaign.sh restore) and repro-t4f.json, a copy of o-t4f's hard
