@@ -36,6 +36,7 @@ import numpy as np
 import torch
 
 from srm_bench.errors import SrmBenchError
+from srm_bench.registry import get_task
 
 
 @dataclass
@@ -67,7 +68,6 @@ class SudokuStream:
     def __init__(self, device: str | torch.device, *, data_seed: int = 0, grid_classes: int | None = None,
                  mnist: str | None = None) -> None:
         from srm_bench.digits import pool_for
-        from srm_bench.registry import get_task
 
         gen = get_task("sudoku").generator_module()  # through the registry: no import across subsystems
         DEFAULT_GRID_CLASSES, base_grid = gen.DEFAULT_GRID_CLASSES, gen.base_grid
@@ -134,7 +134,7 @@ def hsv_to_rgb8_torch(hue: torch.Tensor, saturation: float, value: float) -> tor
 
 # Even Pixels' per-patch classes (presets unet-s-g16-gc-cnt / -cls): how many of a 4 x 4 patch's pixels take the
 # second hue (offset + 0.5), 0-16. The 64 patches' classes of an image sum to 512.
-EVEN_PIXELS_CLASSES = 17
+EVEN_PIXELS_CLASSES = get_task("even-pixels").patch_size ** 2 + 1
 
 
 class EvenPixelsStream:
@@ -151,8 +151,6 @@ class EvenPixelsStream:
     task = "even-pixels"
 
     def __init__(self, device: str | torch.device) -> None:
-        from srm_bench.registry import get_task
-
         gen = get_task("even-pixels").generator_module()
         HALF, HUE_OFFSET_MAX, PIXELS = gen.HALF, gen.HUE_OFFSET_MAX, gen.PIXELS
         SATURATION, SIZE, VALUE = gen.SATURATION, gen.SIZE, gen.VALUE
@@ -161,9 +159,6 @@ class EvenPixelsStream:
         self.size, self.pixels, self.half = SIZE, PIXELS, HALF
         self.saturation, self.value, self.offset_max = SATURATION, VALUE, HUE_OFFSET_MAX
         self.patch = gen.PATCH_SIZE
-        if self.patch ** 2 + 1 != EVEN_PIXELS_CLASSES:
-            raise SrmBenchError(f"Even Pixels patches of {self.patch}x{self.patch} pixels do not give "
-                                f"{EVEN_PIXELS_CLASSES} classes")
         self.source = {"generator": "even-pixels on the device"}
 
     def draw(self, n: int) -> Batch:
@@ -203,8 +198,6 @@ def _init_bank_worker(task: str, config_json: str, shared: dict[str, np.ndarray]
     """Render worker set-up: the generator's own (Ctrl-C is the parent's, die with the parent),
     then the bank file mapped once, so each job writes its images in place."""
     from srm_bench.generation import _init_worker, get_generator
-
-    from srm_bench.registry import get_task
 
     _init_worker(shared, parent)
     _WORKER.update(gen=get_generator(task), config=json.loads(config_json), shared=shared,
@@ -317,7 +310,6 @@ class CountingStream:
         import multiprocessing
 
         from srm_bench.generation import get_generator
-        from srm_bench.registry import get_task
 
         if refresh is None and bank_size >= 1:
             refresh = bank_refresh(batch, bank_size)

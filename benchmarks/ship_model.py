@@ -106,9 +106,10 @@ def _result_model(path: Path) -> dict:
 
 def build_partners(results: list[Path], weights_sha: str) -> list[dict]:
     """One catalogue partner per weights hash among ``results``: a baseline recorded by hash, not shipped."""
+    models = {path: _result_model(path) for path in results}
     by_sha: dict[str, list[Path]] = {}
-    for path in results:
-        sha = _result_model(path).get("training", {}).get("checkpoint_sha256")
+    for path, model in models.items():
+        sha = model.get("training", {}).get("checkpoint_sha256")
         if not sha:
             raise ShipError(f"{path}: its model has no training.checkpoint_sha256; a partner is named by its weights")
         if sha == weights_sha:
@@ -117,7 +118,7 @@ def build_partners(results: list[Path], weights_sha: str) -> list[dict]:
         by_sha.setdefault(sha, []).append(path)
     partners = []
     for sha, paths in by_sha.items():
-        model = _result_model(paths[0])
+        model = models[paths[0]]
         t = model["training"]
         for key in ("images", "gpu_hours", "baseline", "preset"):
             if key not in t:

@@ -55,11 +55,7 @@ JUDGE_JOBS=()
 judge_at_095 g16y unet-s-g16-gc-cnt:$SUFFIX g16z unet-s-g16-gc-cls:$SUFFIX
 JUDGE_JOBS+=("g16y unet-s-g16-gc-cnt:$SUFFIX :predicted-entropy@0.95 0" "g16z unet-s-g16-gc-cls:$SUFFIX :predicted-entropy@0.95 0"
   "g16y unet-s-g16-gc-cnt:$SUFFIX :predicted-entropy@0.95 1" "g16z unet-s-g16-gc-cls:$SUFFIX :predicted-entropy@0.95 1")
-judge() {  # GPU...: once both arms reached STOP, the completion probe and the twelve rows (race_judge)
-  local r
-  for r in ${RUNS[*]}; do
-    reached $r $STOP || { echo "o-$r at $(wstep $(latest $r)) of $STOP: not judged yet"; return 1; }
-  done
+judge() {  # GPU...: the completion probe and the twelve rows (race_judge: once both arms reached STOP)
   [ $(left) -ge ${JUDGE_MIN_S:-300} ] || { echo "$(left) s left: judged in the next call"; return 1; }
   EVAL_PER_GPU=${EVAL_PER_GPU:-4} race_judge $G16C "$@"
 }
