@@ -1,4 +1,8 @@
-# Lease 2026-11-30a (planned in the forty-second session; not run yet): Even Pixels' count race, Sudoku's finding
+# Lease 2026-11-30a (planned in the forty-second session; run in the forty-third as 2026-12-01a, ended at one arm):
+# o-g16y ran (call 1 with `count`, call 2 inline: docs/runs/lease-2026-12-01a/output.txt) and lost to the control at
+# p = 3e-19 (predicted order 196 against 377 of 1,000): the count loss took the gradient over. o-g16z was dropped, not
+# postponed (docs/even-pixels-baselines.md, "Forty-third session"). Kept as the record of what was planned.
+# The plan as written: Even Pixels' count race, Sudoku's finding
 # carried over. Sudoku's SRM ranked cells well only once its uncertainty head learnt the class head's cross-entropy
 # at the cell's digit (hard 0.470 -> 0.680, docs/sudoku-baselines.md, lease o); without the auxiliary digit loss
 # neither its SRM nor its DDPM learnt the rules. Even Pixels shows the same symptom as Sudoku's template heads did:
