@@ -10,6 +10,9 @@ patch's class (the Sudoku digit of the cell), unweighted by 1 / p(t), averaged o
 patches. It is an auxiliary signal for the reasoning part of the network, not part of the
 denoising objective: samples are drawn from the denoiser's mean alone, and the logits are read
 only by the optional predicted-order variant ``uncertainty="entropy"``.
+
+Optional (``patch_mse > 0``, ``image_mse > 0``): more weight on each patch's, or the image's, mean residual, the
+part of the error a count lives in (``LossWeights``); neither moves the optimum.
 """
 from __future__ import annotations
 
@@ -55,6 +58,22 @@ class LossWeights:
     # benchmarks/probe_head_range.py) and its loss became nan (lease 2026-11-29o, steps 22,500 and
     # 22,800; an overflow of exp(-logvar) is the likely path). 0 leaves the error as it is.
     nll_floor: float = 0.0
+    # Extra weight on each patch's mean residual (ours, Even Pixels). The velocity MSE of a patch splits into the
+    # squares of its per-channel patch means and of the rest; a task whose rule is a count (Even Pixels: how many of a
+    # patch's pixels take each colour) lives in the patch means, a few of the patch's p * p * C directions, while the
+    # MSE weighs them as one of those directions each. This term adds (sum of the patch's residual) ** 2 / (p * p),
+    # per channel, weighted and averaged as the MSE is: for a residual that is white over the patch it equals the
+    # MSE, so weight 1 gives the patch means 1 + p * p times their weight in the MSE. Every positive weight leaves
+    # the optimum where the MSE has it (a positive semi-definite reweighting of the same residual: the conditional
+    # mean minimises both), unlike an auxiliary head's loss, which asks the shared features for something else
+    # (o-g16y, docs/even-pixels-baselines.md). 0 (the default and the paper's) leaves it out.
+    patch_mse: float = 0.0
+    # The same for the whole image's mean (ours, Even Pixels: the rule is one count over the image): per channel,
+    # (sum over the training pixels of t * residual) ** 2 / (sum of t ** 2), averaged over the channels and the
+    # images that hold a training pixel. Under the rectified-flow velocity target t * residual is minus the x0-hat
+    # error, so the sum is the error of the x0-hat colour total over the noisy patches, the quantity the last patches
+    # must close; a residual white over the image gives the MSE again, and the optimum is again the MSE's.
+    image_mse: float = 0.0
 
 
 # The uncertainty targets read from the class head (they need a class head and per-patch labels).
@@ -153,6 +172,20 @@ def srm_loss(out: DenoiserOutput, x: torch.Tensor, eps: torch.Tensor, z: torch.T
     n = (weight > 0).sum().clamp_min(1)
     parts = {"mse": (weight * mse).sum() / n, "vlb": (weight * vlb).sum() / n, "nll": (weight * nll).sum() / n}
     total = weights.mse * parts["mse"] + weights.vlb * parts["vlb"] + weights.nll * parts["nll"]
+    if weights.patch_mse > 0:
+        # per patch: the channels' mean of (sum of the patch's residual) ** 2 / (patch * patch), i.e. patch * patch
+        # times the squared mean residual (avg_pool's) of each channel
+        patch_sq = ((F.avg_pool2d(pred - target, patch) ** 2).mean(1) * (patch * patch)).flatten(1)
+        parts["pmse"] = (weight * patch_sq).sum() / n
+        total = total + weights.patch_mse * parts["pmse"]
+    if weights.image_mse > 0:
+        t_train = t_pix * (pixel_levels(weight, grid, patch) > 0)  # 0 on given, zeroed and clean pixels
+        t_sq = (t_train ** 2).sum(dim=(1, 2, 3)) * pred.shape[1]  # (B,): sum over every channel's pixels
+        sums = ((pred - target) * t_train).sum(dim=(2, 3))  # (B, C)
+        has = t_sq > 0
+        per_image = (sums ** 2).sum(1) / t_sq.clamp_min(1e-12)  # channels' mean of sum ** 2 / (sum of t ** 2)
+        parts["imse"] = (per_image * has).sum() / has.sum().clamp_min(1)
+        total = total + weights.image_mse * parts["imse"]
     if weights.cls > 0:
         if out.logits is None or labels is None:
             raise SrmBenchError("the class loss needs a model with a class head (classes > 0) and per-patch labels")

@@ -338,6 +338,34 @@ def _unet_s_g16_gc_cls(task: str, baseline: str, common: dict[str, Any]) -> Trai
     return replace(cfg, loss={**cfg.loss, "nll_target": "class", "nll_floor": 1e-4})
 
 
+# The mean terms' weights in the presets below: each makes its term's gradient as large as the rest of the loss's at
+# the shipped unet-s-g16-gc weights (o-g16c), so neither takes the step over as o-g16y's class loss did (its gradient
+# norm 1.1-9.5 against 0.10-0.19). Measured on the CPU, batch 512 of the annealing arms' rows (--sequential-mix 1.0
+# --sequential-overlap 0.95 --completion-mix 0.5), four steps each, the same rows for each loss: gradient norm 0.140
+# with the paper's loss, 1.02 with patch_mse = 1 (so its term alone ~1.01) and 7.70 with image_mse = 1
+# (docs/even-pixels-baselines.md, forty-third session).
+MEAN_TERM_WEIGHTS = {"patch_mse": 0.15, "image_mse": 0.02}
+
+
+def _unet_s_g16_gc_pm(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
+    """``unet-s-g16-gc`` whose loss adds the patch-mean term (``LossWeights.patch_mse``, ours; weight 0.15: each
+    patch's per-channel mean residual, the direction its colour count lives in, weighs 1 + 0.15 x 16 = 3.4 times what
+    the MSE gives it). The network and its parameters are ``unet-s-g16-gc``'s, so ``--init`` takes its weights, and
+    the loss's optimum is the same. Even Pixels' samples fail on a count the last patches close one pixel off, and
+    the count is <= 1.5% of the best reachable MSE (docs/even-pixels-baselines.md, forty-third session)."""
+    cfg = _unet_s_g16_gc(task, baseline, common)
+    return replace(cfg, loss={**cfg.loss, "patch_mse": MEAN_TERM_WEIGHTS["patch_mse"]})
+
+
+def _unet_s_g16_gc_im(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
+    """``unet-s-g16-gc`` whose loss adds the image-mean term (``LossWeights.image_mse``, ours; weight 0.02): the
+    error of the x0-hat colour total over the noisy patches, the one count Even Pixels' rule is about, weighs about
+    1 + 0.02 N times what the MSE gives it (N the image's noisy pixels, ~500 in the arms' rows; the MSE's 1 / p(t)
+    weights aside). Same network and parameters (``--init`` takes ``unet-s-g16-gc`` weights), same optimum."""
+    cfg = _unet_s_g16_gc(task, baseline, common)
+    return replace(cfg, loss={**cfg.loss, "image_mse": MEAN_TERM_WEIGHTS["image_mse"]})
+
+
 def _unet_s_g16_gc_w(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
     """``unet-s-g16-gc`` with the level embedding at 256 channels instead of 512 and the last
     level at 3x the base width instead of 2x (ours): the parameters move from the embedding to the
@@ -382,7 +410,8 @@ PRESET_FACTORIES = {
     "small-s4": _small_stem(4),
     "unet-s": _unet_s, "unet-s-g16": _unet_s_g16, "unet-s-gc": _unet_s_gc,
     "unet-s-g16-gc": _unet_s_g16_gc, "unet-s-g16-gct": _unet_s_g16_gct, "unet-s-g16-gcp": _unet_s_g16_gcp, "unet-s-g16-gc-w": _unet_s_g16_gc_w, "unet-s-g16-gc-cnt": _unet_s_g16_gc_cnt,
-    "unet-s-g16-gc-cls": _unet_s_g16_gc_cls, "tiny": _tiny,
+    "unet-s-g16-gc-cls": _unet_s_g16_gc_cls, "unet-s-g16-gc-pm": _unet_s_g16_gc_pm,
+    "unet-s-g16-gc-im": _unet_s_g16_gc_im, "tiny": _tiny,
     "dit-s": _dit_preset("S"), "dit-b": _dit_preset("B"), "dit-s14": _dit_s14,
     "dit-cell": _dit_cell, **{name: _cell_preset(name) for name in CELL_SIZES}, "cell-aux": _cell_aux,
     "cell-aux-b7": _cell_aux_b7, "cell-aux-tpl": _cell_aux_tpl,

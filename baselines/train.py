@@ -43,7 +43,7 @@ from .unet import UNet, UNetConfig
 log = logging.getLogger(__name__)
 CHECKPOINT_FORMAT = "srm-bench-baseline"
 CHECKPOINT_VERSION = 1
-CSV_FIELDS = ["step", "images", "loss", "mse", "vlb", "nll", "cls", "lr", "grad_norm", "steps_per_s", "images_per_s",
+CSV_FIELDS = ["step", "images", "loss", "mse", "vlb", "nll", "cls", "pmse", "imse", "lr", "grad_norm", "steps_per_s", "images_per_s",
               "elapsed_s"]
 # ``error``: the mean of the task's error metric where its evaluator has one (Even Pixels: the
 # paper's #E, the colour-count gap; Sudoku: L1), a finer progress signal than accuracy on a few

@@ -1138,3 +1138,35 @@ def test_greedy_order_probe_decides_cells_by_the_class_head_in_the_ranking_order
     ok, first, decided = mod.greedy(head, rf, x, known, solution, "entropy", 28, 0)
     assert not ok.any() and (first == 1).all()
     assert (head.decided[:, 0] == 1).all() and (decided[:, 40] == solution[:, 40]).all()
+
+
+def test_patch_mean_probe_reads_counts_and_the_residual_means(monkeypatch) -> None:
+    """benchmarks/probe_patch_mean_error.py: a clean patch's count read on the two-colour axis is its true count; a
+    network exact in velocity holds every count (error 0) and leaves no residual; an error white over the pixels reads
+    pmse / mse ~1, one constant over each patch reads 16 (all of it in the patch means) and moves the counts off."""
+    from srm_bench.baselines.diffusion import pixel_levels
+    from srm_bench.baselines.noise import NoisePath
+
+    mod = bench_module("probe_patch_mean_error", monkeypatch)
+    s = mod.states(64, 4, 0.5, np.random.default_rng(0))
+    true = mod.by_patch(s["is_a"]).sum(-1)
+    assert np.abs(mod.patch_counts(s["x"], s["colours"]) - true).max() < 1e-4 and len(np.unique(true)) > 3
+    path = NoisePath("rectified_flow", "velocity")
+    t_pix = pixel_levels(torch.from_numpy(s["noisy"].astype(np.float32) * 0.5), (8, 8), 4)
+    target = path.target_of(torch.from_numpy(s["x"]), torch.from_numpy(s["eps"]), t_pix)
+    g = torch.Generator().manual_seed(0)
+
+    class Fixed(torch.nn.Module):
+        def __init__(self, residual: torch.Tensor) -> None:
+            super().__init__()
+            self.residual = residual
+
+        def forward(self, z, t):
+            return DenoiserOutput(target + self.residual, torch.zeros_like(z), torch.zeros(t.shape))
+
+    white = mod.measure(Fixed(0.1 * torch.randn(target.shape, generator=g)), s, "cpu")
+    flat = mod.measure(Fixed(torch.full(target.shape, 0.1)), s, "cpu")
+    exact = mod.measure(Fixed(torch.zeros(target.shape)), s, "cpu")
+    assert exact["count"] < 1e-4 and exact["exact"] == 1.0 and exact["sum_exact"] == 1.0 and exact["mse"] < 1e-10
+    assert 0.8 < white["ratio"] < 1.2 and flat["ratio"] == pytest.approx(16.0, rel=1e-3)
+    assert flat["count"] > 0.01 and exact["k"] == 4

@@ -569,6 +569,28 @@ def test_even_pixels_patch_counts_and_the_count_presets(tmp_path: Path) -> None:
               init=tmp_path / "b" / "weights.safetensors")
 
 
+def test_mean_term_presets_train_unet_s_g16_gc_weights_under_the_new_loss(tmp_path: Path) -> None:
+    """``unet-s-g16-gc-pm`` / ``-im``: ``unet-s-g16-gc``'s network and loss plus one mean term at its weight; --init
+    takes ``unet-s-g16-gc`` weights as they are, and the run logs the term."""
+    from srm_bench.baselines.presets import MEAN_TERM_WEIGHTS
+    from srm_bench.baselines.train import TrainState
+
+    gc = make_config("even-pixels", "srm", "unet-s-g16-gc")
+    w, a = _gc_weights(tmp_path)
+    for preset, key, part in (("unet-s-g16-gc-pm", "patch_mse", "pmse"), ("unet-s-g16-gc-im", "image_mse", "imse")):
+        cfg = make_config("even-pixels", "srm", preset)
+        assert cfg.model == gc.model and cfg.loss == {**gc.loss, key: MEAN_TERM_WEIGHTS[key]} and cfg.loss[key] > 0
+        net = TrainState.from_weights(w, with_overrides(cfg, batch_size=2), torch.device("cpu")).model.eval()
+        x, t = torch.randn(2, 3, 32, 32), torch.rand(2, 64)
+        with torch.no_grad():
+            assert torch.equal(a(x, t).mean, net(x, t).mean)
+        out = train(with_overrides(cfg, steps=8, ckpt_every=8, batch_size=2), None, tmp_path / preset, device="cpu",
+                    progress=False, init=w)
+        with open(tmp_path / preset / "log.csv") as f:
+            row = next(csv.DictReader(f))
+        assert out["steps"] == 8 and float(row[part]) > 0 and row["pmse" if part == "imse" else "imse"] == ""
+
+
 def test_squash_context_script_keeps_what_the_network_computes(tmp_path: Path) -> None:
     """benchmarks/squash_context.py: unet-s-g16-gc weights become a unet-s-g16-gct network whose branch is
     scaled so that it computes nearly what it computed (to the first order of f / S), keeping the record;
@@ -803,6 +825,89 @@ def test_class_loss_is_the_cross_entropy_of_the_training_cells() -> None:
         srm_loss(out._replace(logits=None), x, eps, z, t, w, path, 4, LossWeights(cls=1.0), labels)
     with pytest.raises(SrmBenchError, match="labels"):
         srm_loss(out, x, eps, z, t, w, path, 4, LossWeights(cls=1.0), None)
+
+
+def _mean_terms(residual: torch.Tensor, t: torch.Tensor, w: torch.Tensor, **kw: float) -> tuple[torch.Tensor, dict]:
+    """srm_loss of a network whose velocity misses the target by ``residual`` (B, 3, 8, 8; 2 x 2 patches of 4)."""
+    from srm_bench.baselines.diffusion import DenoiserOutput, pixel_levels
+    from srm_bench.baselines.losses import LossWeights, srm_loss
+    from srm_bench.baselines.noise import NoisePath
+
+    path = NoisePath("rectified_flow", "velocity")
+    g = torch.Generator().manual_seed(1)
+    x, eps = torch.randn(residual.shape, generator=g), torch.randn(residual.shape, generator=g)
+    t_pix = pixel_levels(t, (2, 2), 4)
+    z = path.noise(x, eps, t_pix)
+    pred = path.target_of(x, eps, t_pix) + residual
+    out = DenoiserOutput(pred, torch.zeros_like(x), torch.zeros(t.shape))
+    return srm_loss(out, x, eps, z, t, w, path, 4, LossWeights(**kw))
+
+
+def test_patch_and_image_mean_terms_weigh_the_residual_means() -> None:
+    """``patch_mse``: per patch, the channels' mean of (sum of its residual) ** 2 / 16, weighted by 1 / p(t) and
+    averaged as the MSE; ``image_mse``: per image, (sum of t * residual) ** 2 / (sum of t ** 2) over the training
+    pixels, averaged over channels and images. A residual with no patch mean leaves the patch term at 0; a residual on
+    a clean (w = 0) patch does not reach either; each is added to the total at its weight; both equal the MSE for a
+    residual white over the image."""
+    g = torch.Generator().manual_seed(0)
+    r = torch.randn(2, 3, 8, 8, generator=g)
+    t = torch.tensor([[0.5, 1.0, 0.25, 0.0], [0.8, 0.8, 0.3, 0.0]])
+    w = torch.tensor([[1.0, 2.0, 0.5, 0.0], [1.0, 1.0, 0.0, 0.0]])  # w = 0: patches that do not train, noisy or not
+    base, parts0 = _mean_terms(r, t, w)
+    total, parts = _mean_terms(r, t, w, patch_mse=0.5, image_mse=2.0)
+    assert "pmse" not in parts0 and "imse" not in parts0
+    sums = r.reshape(2, 3, 2, 4, 2, 4).sum((3, 5)).reshape(2, 3, 4)  # (B, C, P): each patch's residual sum
+    n = (w > 0).sum()
+    want_p = ((sums ** 2).mean(1) / 16 * w).sum() / n
+    tp = (t * (w > 0))[:, :, None, None].expand(2, 4, 4, 4).reshape(2, 2, 2, 4, 4).permute(0, 1, 3, 2, 4).reshape(2, 1, 8, 8)
+    want_i = (((r * tp).sum((2, 3)) ** 2).sum(1) / (3 * (tp ** 2).sum((1, 2, 3)))).mean()
+    assert float(parts["pmse"]) == pytest.approx(float(want_p), rel=1e-5)
+    assert float(parts["imse"]) == pytest.approx(float(want_i), rel=1e-5)
+    assert float(total) == pytest.approx(float(base + 0.5 * want_p + 2.0 * want_i), rel=1e-5)
+    # a residual on the patches that do not train (patch 3 of image 0, patches 2 and 3 of image 1) reaches neither term
+    bumped = r.clone()
+    bumped[0, :, 4:, 4:] += 3.0
+    bumped[1, :, 4:, :] += 3.0
+    _, parts_b = _mean_terms(bumped, t, w, patch_mse=1.0, image_mse=1.0)
+    assert float(parts_b["pmse"]) == pytest.approx(float(parts["pmse"]), rel=1e-5)
+    assert float(parts_b["imse"]) == pytest.approx(float(parts["imse"]), rel=1e-5)
+    # +1 / -1 alternating within every patch: the MSE sees it, the patch term does not
+    checker = (torch.arange(8)[:, None] + torch.arange(8)[None, :]) % 2 * 2.0 - 1.0
+    _, parts_c = _mean_terms(checker.expand(2, 3, 8, 8).clone(), t, w, patch_mse=1.0)
+    assert float(parts_c["mse"]) == pytest.approx(float(w[w > 0].mean())) and float(parts_c["pmse"]) < 1e-9
+    # white noise over many images: both terms read the MSE
+    white = torch.randn(4096, 3, 8, 8, generator=g)
+    ones = torch.ones(4096, 4)
+    _, parts_w = _mean_terms(white, torch.full((4096, 4), 0.6), ones, patch_mse=1.0, image_mse=1.0)
+    assert float(parts_w["pmse"]) == pytest.approx(float(parts_w["mse"]), rel=0.05)
+    assert float(parts_w["imse"]) == pytest.approx(float(parts_w["mse"]), rel=0.05)
+
+
+def test_mean_terms_leave_the_optimum_where_the_mse_has_it() -> None:
+    """The patch and image terms reweigh the same residual: over draws that share one input, the loss's gradient with
+    respect to the prediction is 0 at the draws' mean target with the terms on as with them off, and not elsewhere."""
+    from srm_bench.baselines.diffusion import DenoiserOutput, pixel_levels
+    from srm_bench.baselines.losses import LossWeights, srm_loss
+    from srm_bench.baselines.noise import NoisePath
+
+    path = NoisePath("rectified_flow", "velocity")
+    g = torch.Generator().manual_seed(2)
+    b = 64
+    t = torch.tensor([[0.9, 0.4, 0.0, 0.7]]).expand(b, 4)
+    w = torch.tensor([[1.0, 1.5, 0.0, 0.5]]).expand(b, 4)
+    t_pix = pixel_levels(t, (2, 2), 4)
+    x = torch.randn(b, 3, 8, 8, generator=g).sign()  # the unknown clean images behind one input
+    eps = torch.randn(b, 3, 8, 8, generator=g)
+    z = path.noise(x, eps, t_pix)
+    target = path.target_of(x, eps, t_pix)
+    for kw in ({}, {"patch_mse": 1.0}, {"image_mse": 1.0}, {"patch_mse": 3.0, "image_mse": 0.5}):
+        for shift, zero in ((0.0, True), (0.3, False)):
+            pred = (target.mean(0, keepdim=True) + shift).expand(b, 3, 8, 8).clone().requires_grad_(True)
+            loss, _ = srm_loss(DenoiserOutput(pred, torch.zeros_like(x), torch.zeros(b, 4)), x, eps, z, t, w, path,
+                               4, LossWeights(vlb=0.0, nll=0.0, **kw))
+            (grad,) = torch.autograd.grad(loss, pred)
+            total = grad.sum(0)  # one shared prediction: the batch's gradients add up
+            assert (float(total.abs().max()) < 1e-5) == zero, (kw, shift, float(total.abs().max()))
 
 
 def test_rcb_positions_tie_rows_columns_and_boxes() -> None:
