@@ -342,8 +342,8 @@ def _unet_s_g16_gc_cls(task: str, baseline: str, common: dict[str, Any]) -> Trai
 # the shipped unet-s-g16-gc weights (o-g16c), so neither takes the step over as o-g16y's class loss did (its gradient
 # norm 1.1-9.5 against 0.10-0.19). Measured on the CPU, batch 512 of the annealing arms' rows (--sequential-mix 1.0
 # --sequential-overlap 0.95 --completion-mix 0.5), four steps each, the same rows for each loss: gradient norm 0.140
-# with the paper's loss, 1.02 with patch_mse = 1 (so its term alone ~1.01) and 7.70 with image_mse = 1
-# (docs/even-pixels-baselines.md, forty-third session).
+# with the paper's loss, 1.02 with patch_mse = 1 (so its term alone ~1.01) and 7.70 with image_mse = 1; at the weights
+# below, 0.21-0.28 (-pm) and 0.20-0.32 (-im) against 0.11-0.18 (docs/even-pixels-baselines.md, forty-third session).
 MEAN_TERM_WEIGHTS = {"patch_mse": 0.15, "image_mse": 0.02}
 
 
