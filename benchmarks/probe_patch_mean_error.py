@@ -72,7 +72,8 @@ def measure(model: torch.nn.Module, s: dict[str, np.ndarray], device: str) -> di
     err = patch_counts(x0_hat.cpu().numpy(), s["colours"]) - true
     k = int(noisy[0].sum())
     sums = np.where(noisy, err, 0.0).sum(1)
-    return {"mse": float(mse.mean()), "ratio": float(pmse.mean() / mse.mean()), "count": float(np.abs(err[noisy]).mean()),
+    ratio = float(pmse.mean() / mse.mean()) if mse.mean() > 0 else float("nan")  # nan: no residual at all
+    return {"mse": float(mse.mean()), "ratio": ratio, "count": float(np.abs(err[noisy]).mean()),
             "exact": float((np.abs(err[noisy]) < 0.5).mean()), "sum": float(np.abs(sums).mean()),
             "sum_exact": float((np.abs(sums) < 0.5).mean()), "k": k}
 

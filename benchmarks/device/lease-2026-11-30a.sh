@@ -46,15 +46,6 @@ G16C=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors  # o-g16c, ship
 STOP=112000
 RUNS=(g16y g16z)
 SUFFIX=seqmix1-ov0.95-comp0.5-anneal3
-arm() {  # GPU RUN PRESET: o-RUN from the shipped o-g16c (step 108,000) with its own recipe under PRESET, to STOP
-  local gpu=$1 run=$2 preset=$3 graph
-  if [ -z "$(init_of $run)" ] && [ ! -e $W/o-$run/last.pt ]; then
-    [ "$(wstep $G16C)" = 108000 ] || { echo "o-$run: $G16C is not o-g16c at step 108,000"; return 1; }
-  fi
-  reached $run $STOP || graph=$(graph_ok $gpu even-pixels $preset srm 512)
-  PRESET=$preset GRAPH=${graph:-1} ep_cont $gpu $run $G16C 108000 --sequential-mix 1.0 --sequential-overlap 0.95 \
-    --completion-mix 0.5
-}
 JUDGE_JOBS=()
 judge_at_095 g16y unet-s-g16-gc-cnt:$SUFFIX g16z unet-s-g16-gc-cls:$SUFFIX
 JUDGE_JOBS+=("g16y unet-s-g16-gc-cnt:$SUFFIX :predicted-entropy@0.95 0" "g16z unet-s-g16-gc-cls:$SUFFIX :predicted-entropy@0.95 0"
@@ -67,11 +58,11 @@ case $1 in
 count)
   g=($(seq 0 $((NGPU - 1))))
   if [ $NGPU -gt 1 ]; then
-    arm ${g[0]} g16y unet-s-g16-gc-cnt > $L/g16y 2>&1 &
-    arm ${g[1]} g16z unet-s-g16-gc-cls > $L/g16z 2>&1 &
+    ep_anneal ${g[0]} g16y unet-s-g16-gc-cnt > $L/g16y 2>&1 &
+    ep_anneal ${g[1]} g16z unet-s-g16-gc-cls > $L/g16z 2>&1 &
     wait
   else
-    { arm 0 g16y unet-s-g16-gc-cnt; arm 0 g16z unet-s-g16-gc-cls; } > $L/arms 2>&1
+    { ep_anneal 0 g16y unet-s-g16-gc-cnt; ep_anneal 0 g16z unet-s-g16-gc-cls; } > $L/arms 2>&1
   fi
   once judge-count judge ${g[*]} > $L/judge 2>&1
   grep -h -v -i warn $L/* 2>/dev/null

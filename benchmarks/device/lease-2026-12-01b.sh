@@ -44,15 +44,6 @@ L=/tmp/lease-01b; rm -rf $L; mkdir -p $L
 G16C=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors  # o-g16c, shipped
 STOP=112000
 SUFFIX=seqmix1-ov0.95-comp0.5-anneal3
-arm() {  # GPU RUN PRESET: o-RUN from the shipped o-g16c (step 108,000) with its own recipe under PRESET, to STOP
-  local gpu=$1 run=$2 preset=$3 graph
-  if [ -z "$(init_of $run)" ] && [ ! -e $W/o-$run/last.pt ]; then
-    [ "$(wstep $G16C)" = 108000 ] || { echo "o-$run: $G16C is not o-g16c at step 108,000"; return 1; }
-  fi
-  reached $run $STOP || graph=$(graph_ok $gpu even-pixels $preset srm 512)
-  PRESET=$preset GRAPH=${graph:-1} ep_cont $gpu $run $G16C 108000 --sequential-mix 1.0 --sequential-overlap 0.95 \
-    --completion-mix 0.5
-}
 judge() {  # GPU...: the completion probe and the arms' rows (race_judge: once every arm in RUNS reached STOP)
   [ $(left) -ge ${JUDGE_MIN_S:-200} ] || { echo "$(left) s left: judged in the next call"; return 1; }
   EVAL_PER_GPU=${EVAL_PER_GPU:-4} race_judge $G16C "$@"
@@ -71,14 +62,14 @@ mean)
   g=($(seq 0 $((NGPU - 1))))
   if [ $NGPU -gt 1 ]; then
     RUNS=(g16im g16pm)
-    arm ${g[0]} g16im unet-s-g16-gc-im > $L/g16im 2>&1 &
-    arm ${g[1]} g16pm unet-s-g16-gc-pm > $L/g16pm 2>&1 &
+    ep_anneal ${g[0]} g16im unet-s-g16-gc-im > $L/g16im 2>&1 &
+    ep_anneal ${g[1]} g16pm unet-s-g16-gc-pm > $L/g16pm 2>&1 &
     wait
     JUDGE_JOBS=(); judge_at_095 g16im unet-s-g16-gc-im:$SUFFIX g16pm unet-s-g16-gc-pm:$SUFFIX
     once judge-mean judge ${g[*]} > $L/judge 2>&1
   else
     RUNS=(g16im)
-    arm 0 g16im unet-s-g16-gc-im > $L/g16im 2>&1
+    ep_anneal 0 g16im unet-s-g16-gc-im > $L/g16im 2>&1
     JUDGE_JOBS=(); judge_at_095 g16im unet-s-g16-gc-im:$SUFFIX
     once judge-im judge 0 > $L/judge 2>&1
   fi

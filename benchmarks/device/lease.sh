@@ -35,6 +35,8 @@
 #                from step START on, under --cuda-graph; then the count probe of its EMA (leases a and b)
 #   cont_and_judge RUN REF  RUN (a function of the caller's running ep_cont) on every GPU, then race_judge REF on all
 #   judge_at_095 RUN NAME [RUN NAME...]   JUDGE_JOBS += each o-RUN at overlap 0.95, predicted and random order, seeds 0, 1
+#   ep_anneal GPU RUN PRESET   o-RUN: the shipped o-g16c (G16C) annealed to STOP with the control o-g16d's recipe under
+#                PRESET (ep_cont), checked under the CUDA graph first
 #   race_judge REF GPU...   a race of ep_cont runs judged once every run in RUNS reached STOP (the caller's): the
 #                completion probe (K = 1 and 4, 200 test images) of REF and the runs on the first GPU, then the
 #                caller's JUDGE_JOBS ("RUN NAME-SUFFIX JOB": eval.sh's JOB on o-RUN's newest weights, leaderboard
@@ -121,6 +123,18 @@ ep_cont() {  # GPUS NAME FROM START [train args]: o-NAME from FROM (at step STAR
   [ -e /tmp/runs/o-$name/weights.safetensors ] && CUDA_VISIBLE_DEVICES=${gpu%%,*} timeout $(left) python \
     benchmarks/probe_even_pixels_count.py /tmp/runs/o-$name/weights.safetensors -n 1024 --noisy 1 4 16 24 --device cuda
   return 0
+}
+ep_anneal() {  # GPU RUN PRESET: o-RUN from the shipped o-g16c (G16C, the caller's; step 108,000) annealed with the
+  # arms' recipe under PRESET to STOP (the caller's), as the control o-g16d was (`--sequential-mix 1.0
+  # --sequential-overlap 0.95 --completion-mix 0.5`), under the CUDA graph once graph_ok passed for PRESET on this host
+  # (leases 2026-11-30a and 2026-12-01b)
+  local gpu=$1 run=$2 preset=$3 graph
+  if [ -z "$(init_of $run)" ] && [ ! -e /tmp/runs/o-$run/last.pt ]; then
+    [ "$(wstep $G16C)" = 108000 ] || { echo "o-$run: $G16C is not o-g16c at step 108,000"; return 1; }
+  fi
+  reached $run $STOP || graph=$(graph_ok $gpu even-pixels $preset srm 512)
+  PRESET=$preset GRAPH=${graph:-1} ep_cont $gpu $run $G16C 108000 --sequential-mix 1.0 --sequential-overlap 0.95 \
+    --completion-mix 0.5
 }
 race_job() {  # J GPU; a JUDGE_JOBS entry is "RUN NAME JOB [SEED]" (seed 0 unless given), the result named
   # srm-unet-PRESET-NAME; PRESET is unet-s-g16-gc unless NAME is PRESET:NAME
