@@ -24,8 +24,9 @@
 #   - an arm that lifts replaces the shipped o-g16c only after its own sweep (lease.sh's EP_JOBS), if no Table 2 row is
 #     below o-g16c's and one is above at p < 0.05; issue 12's bar decides the issue;
 #   - a loss's gradient norm (log.csv) is reported beside: above 0.5 on most steps is the take-over o-g16y showed.
-# Time: one GPU: ~60 s setup, ~140 s compiling, ~440 s training, ~170 s judging, ~180 s the eta-0 rows: three calls,
-# ~17 minutes. Two GPUs: the arms side by side, then both judged. A one-GPU host counted its whole held time in the
+# Time: one GPU (lease 2026-11-30a's figures): ~150 s setup and graph check, ~140 s compiling, ~440 s training,
+# ~170 s judging, ~120 s the eta-0 rows: three calls,
+# ~20 minutes. Two GPUs: the arms side by side, then both judged. A one-GPU host counted its whole held time in the
 # forty-third session: plan on that.
 # Commands (carry [".whl", "runs"]; set aside every shipped baseline weights file except
 # baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors (o-g16c: the arms' start, the eta-0 rows and the
