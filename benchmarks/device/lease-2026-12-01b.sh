@@ -7,7 +7,7 @@
 # arms' rows (CPU, batch 512, train's log) the shipped network leaves an image-mean term of 0.025-0.029, ~7% of what a
 # white residual gives (the MSE, 0.37); the clean rest fixes the noisy patches' total, so little of that is noise. A CPU
 # pilot (160 steps at batch 64 from o-g16c): the paper's loss let a lone patch's count drift (exact 0.867 -> 0.613 at
-# t = 1), -im held it at 0.844, the MSE level (docs, forty-third session).
+# t = 1), -im held it at 0.844 and -pm at 0.734, the MSE level (docs, forty-third session).
 # Arms, each the shipped o-g16c (step 108,000, 221.2M images) annealed 4,000 steps with its own recipe (lease.sh's
 # ep_cont: lr 4e-4 after the warm-up, linear to 0; `--sequential-mix 1.0 --sequential-overlap 0.95 --completion-mix
 # 0.5`; EMA 0.999) to step 112,000, exactly as the control o-g16d was (predicted 377 and random 375 of 1,000 at
