@@ -40,7 +40,7 @@
 # Results come back in runs.tgz (collect.sh): $R/ep-race holds the rows, named srm-unet-<preset>-<suffix>.
 source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
-R=/tmp/results; W=/tmp/runs
+R=/tmp/results
 L=/tmp/lease-30a; rm -rf $L; mkdir -p $L
 G16C=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors  # o-g16c, shipped
 STOP=112000

@@ -42,7 +42,7 @@
 # $R/ep-eta0 o-g16c's eta-0 rows.
 source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
-R=/tmp/results; W=/tmp/runs
+R=/tmp/results
 L=/tmp/lease-01b; rm -rf $L; mkdir -p $L
 G16C=baselines/weights/even-pixels-srm-unet-s-g16-gc.safetensors  # o-g16c, shipped
 STOP=112000
@@ -76,7 +76,7 @@ mean)
     JUDGE_JOBS=(); judge_at_095 g16im unet-s-g16-gc-im:$SUFFIX
     once judge-im judge 0 > $L/judge 2>&1
   fi
-  # the eta-0 rows once the arms are judged (or with nothing left for them in this call: a later call judges them)
+  # the eta-0 rows only after the arms' judging has succeeded on this host (the arms come first; a later call runs them)
   if [ -e $R/.done-judge-mean ] || [ -e $R/.done-judge-im ]; then once eta0 eta0 ${g[*]} > $L/eta0 2>&1; fi
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
