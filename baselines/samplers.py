@@ -5,7 +5,11 @@ by default): x0_hat and eps_hat from the prediction, r = (a_t b_s) / (a_s b_t),
 sigma_small = eta b_s sqrt(1 - r^2), sigma_large = eta b_t sqrt(1 - r^2),
 mean = a_s x0_hat + sqrt(b_s^2 - sigma_small^2) eps_hat, and the noise scale the learned
 iDDPM interpolation between sigma_small and sigma_large; no noise where s = 0, patches with
-s = t untouched. eta = 0 is deterministic (DDIM / Euler), eta = 1 stochastic.
+s = t untouched. eta = 0 is deterministic (DDIM / Euler), eta = 1 stochastic (the paper's).
+eta > 1 (ours) adds more noise than the DDPM posterior step: the same step with both sigmas
+scaled by eta and capped at b_s, where it draws z_s = a_s x0_hat + b_s noise afresh. With a
+perfect denoiser it reaches the data's distribution only as the steps shrink (x0_hat is a
+posterior mean; tests/test_baselines.py measures the shrinkage on a Gaussian toy).
 """
 from __future__ import annotations
 
@@ -30,6 +34,8 @@ def step_sigmas(path: NoisePath, t: torch.Tensor, s: torch.Tensor, eta: float) -
     root = (1.0 - r * r).clamp_min(0.0).sqrt()
     small = eta * b_s * root
     large = eta * b_t * root
+    if eta > 1.0:  # ours: no more noise than the level holds (eta <= 1 is left bit for bit as the paper's)
+        small, large = torch.minimum(small, b_s), torch.minimum(large, b_s)
     return small.where(moving, torch.zeros_like(t)), large.where(moving, torch.zeros_like(t))
 
 

@@ -36,6 +36,7 @@ SAMPLERS = ("parallel", "sequential")
 ORDERS = ("random", "graph", "predicted", "raster")
 UNCERTAINTIES = ("logvar", "entropy")
 RAMPS = ("even", "reference")
+ETA_MAX = 4.0  # eta above 1 is ours (samplers.step_sigmas caps the noise at the level's)
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,9 @@ class SamplerConfig:
         """Raise SrmBenchError (one line) for knobs that do not apply or cannot run."""
         if self.name not in SAMPLERS:
             raise SrmBenchError(f"unknown sampler {self.name!r}; valid: {', '.join(SAMPLERS)}")
-        if not 0.0 <= self.eta <= 1.0:
-            raise SrmBenchError(f"eta must lie in [0, 1] (0 deterministic, 1 stochastic); got {self.eta}")
+        if not 0.0 <= self.eta <= ETA_MAX:
+            raise SrmBenchError(f"eta must lie in [0, {ETA_MAX:g}] (0 deterministic, 1 the paper's stochastic step, "
+                                f"above 1 more noise per step); got {self.eta}")
         if self.steps < 1:
             raise SrmBenchError(f"the evaluation budget must be at least 1 (got {self.steps})")
         if self.uncertainty not in UNCERTAINTIES:

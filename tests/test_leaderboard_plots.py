@@ -138,7 +138,10 @@ def test_overlap_plot_of_the_shipped_models_draws_only_their_lines(tmp_path, mon
             main(["plot", "overlap", "--task", "even-pixels", *flags, "-o", str(tmp_path / "f.png")])
         assert exc.value.code in (0, None)
     shipped, every = ([x for x in got if not x.startswith("paper")] for got in labels)
-    assert len(shipped) == 3 and all("comp0.5-anneal2 " in x for x in shipped), shipped
+    # its committed lines: both orders at 1000 NFE and eta 1, predicted order at 100 NFE and eta 0 (the reference
+    # protocol), and both orders at 1000 NFE and eta 0 (lease 2026-12-01b)
+    assert len(shipped) == 5 and all("comp0.5-anneal2 " in x for x in shipped), shipped
+    assert sum("eta 0" in x for x in shipped) == 3
     assert len(every) > len(shipped) and set(shipped) <= set(every)
 
 

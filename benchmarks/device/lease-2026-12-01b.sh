@@ -1,4 +1,6 @@
-# Lease 2026-12-01b (planned in the forty-third session; not run yet): Even Pixels' mean-term race. The count loss of
+# Lease 2026-12-01b (planned in the forty-third session, run in the forty-fourth: o-g16im level with its control,
+# 390 against 377 of 1,000, p 0.58; o-g16c at eta 0 below eta 1; o-g16pm trained to 110,500 only, in an inline call
+# recorded in docs/runs/lease-2026-12-01b/output.txt): Even Pixels' mean-term race. The count loss of
 # lease 2026-11-30a (o-g16y) lost at p = 3e-19 because an auxiliary head's loss asked the shared features for
 # something else and took the step over (gradient norm 1.1-9.5 against 0.10-0.19). The samples fail on the count the
 # last patches close (one pixel off in ~47% of them), a count that is <= 1.5% of the best reachable MSE. The mean
