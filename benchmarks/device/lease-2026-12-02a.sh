@@ -34,6 +34,10 @@
 # o-g16pm (`restore o-g16pm`) for step 3; check with `bash benchmarks/device/travel_size.sh .whl runs`):
 #   export T0=$(date +%s); export END=<budget_left_s - 60, at most 560>; export LEASE=2026-12-02a
 #   bash -c 'source benchmarks/device/setup.sh'; bash benchmarks/device/lease-2026-12-02a.sh eta    # every call
+#   ... lease-2026-12-02a.sh follow    # the next call, same host (planned at the session of the lease): the
+#       race's decision by benchmarks/device/pick_eta.py; an eta that lifts runs over o-g16c's seeds 2-3 at overlap
+#       0.95 and Figure 6's overlaps 0 / 0.25 / 0.5 / 0.75 / 0.9 / 0.99 (seed 0), two steps of eight jobs; when none
+#       lifts, o-g16pm is finished and judged (the `eta` call's step 3)
 #   bash benchmarks/device/campaign.sh join <files_at>            # after a call that trained, in one tool block
 # Results come back in runs.tgz (collect.sh): $R/ep-eta the rows (named as their committed eta-1 rows are).
 source benchmarks/device/setup.sh
@@ -45,12 +49,11 @@ G16C_NAME=srm-unet-unet-s-g16-gc-seqmix1-ov0.95-comp0.5-anneal2
 DDPM=runs/o-ddpm-cool.safetensors
 ETAS=(${ETAS:-3 2 4})
 JOBS=()
-srm_jobs() {  # ETA: JOBS += o-g16c's predicted and random order at overlap 0.95, seeds 0 and 1, at ETA
-  local j
-  for j in ":predicted@0.95 0" ":predicted@0.95 1" ":random@0.95 0" ":random@0.95 1"; do
-    JOBS+=("$1 $j $G16C $G16C_NAME")
-  done
+srm_at() {  # ETA "JOB SEED"...: JOBS += o-g16c's JOB at ETA with SEED
+  local e=$1 j; shift
+  for j in "$@"; do JOBS+=("$e $j $G16C $G16C_NAME"); done
 }
+srm_jobs() { srm_at $1 ":predicted@0.95 0" ":predicted@0.95 1" ":random@0.95 0" ":random@0.95 1"; }
 eta_job() {  # J GPU; a JOBS entry is "ETA JOB SEED WEIGHTS NAME"
   local a=(${JOBS[$1]})
   ETA=${a[0]} SEED=${a[2]} NAME=${a[4]} GPU=$2 timeout $(left) bash benchmarks/device/eval.sh ${a[3]} $R/ep-eta ${a[1]}
@@ -80,6 +83,32 @@ eta)
   fi
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
-*) echo "usage: $0 eta" >&2; exit 2;;
+follow)
+  # The call after `eta`: the race's decision (benchmarks/device/pick_eta.py, the rule above) on this host's rows;
+  # an eta that lifts runs over seeds 2-3 at overlap 0.95 and Figure 6's overlaps (seed 0), eight jobs a step;
+  # when none lifts, o-g16pm is finished and judged instead (step 3 of `eta`)
+  [ -e $R/.done-eta-second ] || { echo "the race is not complete on this host: run \`$0 eta\` first" >&2; exit 2; }
+  E=$(python benchmarks/device/pick_eta.py $R/ep-eta $G16C_NAME --control predicted=358/1000 random=385/1000 \
+    2> $L/pick) || exit 1
+  cat $L/pick
+  if [ -n "$E" ]; then
+    echo "eta $E lifts: seeds 2-3 and the overlap sweep at eta $E"
+    JOBS=(); srm_at $E ":predicted@0.95 2" ":predicted@0.95 3" ":random@0.95 2" ":random@0.95 3" \
+      ":predicted@0.9 0" ":random@0.9 0" ":predicted@0.99 0" ":random@0.99 0"
+    once follow-first step 240 > $L/follow1 2>&1
+    JOBS=(); srm_at $E ":predicted 0" ":random 0" ":predicted@0.25 0" ":random@0.25 0" ":predicted@0.5 0" \
+      ":random@0.5 0" ":predicted@0.75 0" ":random@0.75 0"
+    [ -e $R/.done-follow-first ] && once follow-second step 240 > $L/follow2 2>&1
+  elif [ $(left) -ge 420 ]; then
+    echo "no eta lifts: o-g16pm finished and judged"
+    [ -e runs/o-g16pm.safetensors ] || { echo "runs/o-g16pm.safetensors missing: campaign.sh restore o-g16pm" >&2; exit 2; }
+    RUNS=(g16pm)
+    ep_anneal 0 g16pm unet-s-g16-gc-pm > $L/g16pm 2>&1
+    JUDGE_JOBS=(); judge_at_095 g16pm unet-s-g16-gc-pm:$G16PM_SUFFIX
+    [ $(left) -ge 200 ] && once judge-pm judge_pm > $L/judge 2>&1
+  fi
+  grep -h -v -i warn $L/* 2>/dev/null
+  ;;
+*) echo "usage: $0 eta|follow" >&2; exit 2;;
 esac
 bash benchmarks/device/collect.sh
