@@ -230,7 +230,7 @@ def train(ctx: click.Context, baseline: str, task: str, preset: str, data: Path 
                    "of a class head (models trained with one, preset cell-aux).")
 @click.option("--steps", type=int, default=1000, show_default=True, help="Network-evaluation budget (the same for every sampler).")
 @click.option("--eta", type=float, default=1.0, show_default=True,
-              help="0 deterministic, 1 stochastic (the paper's); up to 4 adds more noise per step (ours: the noise "
+              help="0 deterministic, 1 stochastic (the paper's); up to 16 adds more noise per step (ours: the noise "
                    "capped at the level's).")
 @click.option("--split", default=None, help="Puzzle split (Sudoku: easy/medium/hard) or the split named in the file.")
 @click.option("--reference", type=click.Path(path_type=Path), default=None, help="Puzzle set directory [canonical test set].")

@@ -36,7 +36,7 @@ SAMPLERS = ("parallel", "sequential")
 ORDERS = ("random", "graph", "predicted", "raster")
 UNCERTAINTIES = ("logvar", "entropy")
 RAMPS = ("even", "reference")
-ETA_MAX = 4.0  # eta above 1 is ours (samplers.step_sigmas caps the noise at the level's)
+ETA_MAX = 16.0  # eta above 1 is ours (samplers.step_sigmas caps the noise at the level's)
 
 
 @dataclass(frozen=True)

@@ -472,7 +472,7 @@ def test_raster_order_starts_the_patches_row_by_row_skipping_given_ones() -> Non
     (SamplerConfig("sequential", order="random", steps=80), "smaller than the 81 patches"),
     (SamplerConfig("sequential", order="random", overlap=1.0), "overlap must lie"),
     (SamplerConfig("sequential", order=None), "needs --order"),
-    (SamplerConfig("parallel", eta=4.5), "eta must lie"),
+    (SamplerConfig("parallel", eta=16.5), "eta must lie"),
     (SamplerConfig("parallel", eta=-0.5), "eta must lie"),
 ])
 def test_sampler_knobs_that_do_not_apply_are_refused(cfg: SamplerConfig, match: str) -> None:

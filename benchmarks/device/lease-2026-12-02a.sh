@@ -109,6 +109,21 @@ follow)
   fi
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
-*) echo "usage: $0 eta|follow" >&2; exit 2;;
+more)
+  # The third call (planned after `follow`: eta 4 lifted most, 0.452 / 0.496 at seeds 0-1): Table 2's other rows at
+  # eta 4 (the DDPM's parallel row, seeds 0-3 - its eta-3 rows 0.116 / 0.126 against 0.096 / 0.098 at eta 1 -,
+  # the SRM's parallel row, Figure 6's peak overlap 0.9 at seed 1), then the race continued past eta 4: 8 and 16
+  # (where nearly every step's noise is capped at b_s: x0_hat drawn afresh to the next level), predicted and random
+  # order at overlap 0.95, seeds 0-1. Decision, fixed before the rows: eta 8 or 16 replaces 4 if its pooled row beats
+  # eta 4's (452 / 496 of 1,000) at Fisher p < 0.025 (two etas against one control)
+  JOBS=()
+  for sd in 0 1 2 3; do JOBS+=("4 :parallel $sd $DDPM ddpm-unet-unet-s-g16-gc"); done
+  srm_at 4 ":parallel 0" ":predicted@0.9 1" ":random@0.9 1"
+  once more-first step 240 > $L/more1 2>&1
+  JOBS=(); srm_jobs 8; srm_jobs 16
+  [ -e $R/.done-more-first ] && once more-second step 240 > $L/more2 2>&1
+  grep -h -v -i warn $L/* 2>/dev/null
+  ;;
+*) echo "usage: $0 eta|follow|more" >&2; exit 2;;
 esac
 bash benchmarks/device/collect.sh
