@@ -190,21 +190,23 @@ def plot_difficulty_cmd(task: str, metric: str, results: tuple[Path, ...], no_pa
 @click.option("--task", "-t", default="even-pixels", show_default=True, help="Task to draw.")
 @click.option("--split", "-s", default=None, help="Only this split (default: all, one line each).")
 @click.option("--metric", "-m", default="accuracy", show_default=True, help="Metric to draw.")
+@click.option("--eta", "etas", type=float, multiple=True,
+              help="Only results sampled at this eta; repeat for several (default: every eta). The paper's stars stay.")
 @_RESULTS
 @_NO_PAPER
 @_NO_COMMITTED
 @_SHIPPED
 @click.option("-o", "--out", type=click.Path(path_type=Path), required=True, help="PNG to write.")
-def plot_overlap_cmd(task: str, split: str | None, metric: str, results: tuple[Path, ...], no_paper: bool,
-                     no_committed: bool, shipped: bool, out: Path) -> None:
+def plot_overlap_cmd(task: str, split: str | None, metric: str, etas: tuple[float, ...], results: tuple[Path, ...],
+                     no_paper: bool, no_committed: bool, shipped: bool, out: Path) -> None:
     """Accuracy vs overlap per order (the paper's Figure 6), from results that record sampler.overlap.
 
-    Example: srm-bench plot overlap --task even-pixels --shipped -r results/ -o overlap.png
+    Example: srm-bench plot overlap --task even-pixels --shipped --eta 1 --eta 4 -r results/ -o overlap.png
     """
     from .plots import plot_overlap
 
     frame = _frame(results, no_paper, no_committed, shipped)
-    click.echo(f"wrote {plot_overlap(frame, task, out, metric=metric, split=split)}")
+    click.echo(f"wrote {plot_overlap(frame, task, out, metric=metric, split=split, etas=etas)}")
 
 
 @plot.command("samples")

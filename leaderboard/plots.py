@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 import math
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -119,7 +119,7 @@ PAPER_MAIN_TABLE = {"even-pixels": "Table 2"}
 
 
 def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str = "accuracy",
-                 split: str | None = None) -> Path:
+                 split: str | None = None, etas: Sequence[float] | None = None) -> Path:
     """Accuracy vs overlap (the paper's Figure 6) from results whose sampler records a numeric overlap.
 
     Each line is one configuration (model, order, budget and eta, training knobs, evaluator,
@@ -129,7 +129,8 @@ def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str
     The paper's Figure 6 gives no numbers in its text, so its curve cannot be drawn; where the
     paper's main table for the task names its sequential rows only "+ Overlap" and its text the
     overlap used (Even Pixels: Table 2, 0.95), those rows are drawn as stars at that overlap
-    (parallel at 1.0) when ``frame`` holds paper entries.
+    (parallel at 1.0) when ``frame`` holds paper entries. ``etas`` keeps only results sampled at one of
+    these etas (the paper's stars stay); a parallel square joins the line of its own eta.
 
     Raises:
         SrmBenchError: no result with a numeric ``sampler.overlap`` for the task.
@@ -140,6 +141,8 @@ def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str
         if metric in frame.columns else frame.iloc[0:0]
     if split is not None:
         sub = sub[sub["split"] == split]
+    if etas and "eta" in sub.columns:
+        sub = sub[sub["eta"].isin([float(e) for e in etas])]
     seq = sub[(sub["sampler_name"] == "sequential") & sub["overlap"].notna()]
     if seq.empty:
         raise SrmBenchError(f"no {task} results with {metric!r} and a numeric sampler.overlap; "
@@ -161,7 +164,7 @@ def plot_overlap(frame: pd.DataFrame, task: str, out: str | Path, *, metric: str
         line = ax.errorbar(over, y, yerr=err, marker="o", capsize=2, label=name)
         same = par
         for f in ("model", "split", "arch", "weights", "tsampling", "noise_path", "sharpness", "train_steps",
-                  "train_batch", "evaluator", "dataset", "source", "n"):
+                  "train_batch", "evaluator", "dataset", "source", "n", "eta"):
             if f in same.columns:
                 same = same[same[f].isna()] if pd.isna(rec[f]) else same[same[f] == rec[f]]
         if not same.empty:

@@ -133,16 +133,19 @@ def test_overlap_plot_of_the_shipped_models_draws_only_their_lines(tmp_path, mon
     save = plots._save
     monkeypatch.setattr(plots, "_save", lambda fig, out, **kw: (
         labels.append(fig.axes[0].get_legend_handles_labels()[1]), save(fig, out, **kw))[1])
-    for flags in (["--shipped"], []):
+    for flags in (["--shipped"], [], ["--shipped", "--eta", "1", "--eta", "4"]):
         with pytest.raises(SystemExit) as exc:
             main(["plot", "overlap", "--task", "even-pixels", *flags, "-o", str(tmp_path / "f.png")])
         assert exc.value.code in (0, None)
-    shipped, every = ([x for x in got if not x.startswith("paper")] for got in labels)
+    shipped, every, two_etas = ([x for x in got if not x.startswith("paper")] for got in labels)
     # its committed lines: both orders at 1000 NFE and eta 1, predicted order at 100 NFE and eta 0 (the reference
-    # protocol), and both orders at 1000 NFE and eta 0 (lease 2026-12-01b)
-    assert len(shipped) == 5 and all("comp0.5-anneal2 " in x for x in shipped), shipped
-    assert sum("eta 0" in x for x in shipped) == 3
+    # protocol), both orders at 1000 NFE and eta 0 (lease 2026-12-01b), and at eta 2, 3, 4 and 8 (lease 2026-12-02a)
+    assert len(shipped) == 13 and all("comp0.5-anneal2 " in x for x in shipped), shipped
+    assert sum("eta 0" in x for x in shipped) == 3 and sum("eta 4" in x for x in shipped) == 2
     assert len(every) > len(shipped) and set(shipped) <= set(every)
+    # --eta keeps the lines of those etas only (eta 1 is the paper's and unnamed), and the paper's stars
+    assert len(two_etas) == 4 and sum("eta 4" in x for x in two_etas) == 2 and not any("eta 0" in x for x in two_etas)
+    assert any(x.startswith("paper") for x in labels[2])
 
 
 @pytest.fixture()
