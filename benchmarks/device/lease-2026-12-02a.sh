@@ -1,4 +1,4 @@
-# Lease 2026-12-02a (planned in the forty-fourth session; not run yet): Even Pixels' sampler noise race, no training.
+# Lease 2026-12-02a (planned in the forty-fourth session, run in the forty-fifth: docs/runs/lease-2026-12-02a): Even Pixels' sampler noise race, no training.
 # Lease 2026-12-01b found that the sampler's fresh noise helps it keep the count: the shipped o-g16c at eta 0 drew
 # 0.288 / 0.328 (predicted / random order + overlap 0.95, seed 0) against 0.348 / 0.386 at eta 1 (p 0.049 / 0.065),
 # while a loss that lowered the count error on the training states (o-g16im) left the samples level. Deterministic
