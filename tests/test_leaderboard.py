@@ -351,8 +351,9 @@ def test_cli_warns_per_bad_file_without_traceback(tmp_path):
 
 
 def test_shipped_keeps_the_paper_yours_and_the_shipped_models_rows(tmp_path):
-    """--shipped: of the committed baselines only the rows whose weights are a shipped model's stay (here the shipped
-    Even Pixels SRM's, not its DDPM's nor the runs it replaced); the paper's figures and a user's result stay too."""
+    """--shipped: of the committed baselines only the rows whose weights are a shipped model's or its recorded
+    partner's stay (here the shipped Even Pixels SRM's and its DDPM partner's, not the runs they replaced); the
+    paper's figures and a user's result stay too."""
     from srm_bench.baselines.pretrained import catalogue
 
     d = tmp_path / "res"
@@ -363,10 +364,12 @@ def test_shipped_keeps_the_paper_yours_and_the_shipped_models_rows(tmp_path):
     out = subprocess.run(cli + ["--shipped"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     kept = pd.read_csv(io.StringIO(out.stdout))
-    pin = catalogue()["srm-even-pixels"]["sha256"][:12]
+    entry = catalogue()["srm-even-pixels"]
+    pin = entry["sha256"][:12]
+    pins = {pin} | {p["sha256"][:12] for p in entry.get("partners", [])}
     ours = kept[kept["provenance"] == "baseline"]
-    assert len(ours) > 0 and set(ours["checkpoint"]) == {pin}
-    assert len(every[(every["provenance"] == "baseline") & (every["checkpoint"] != pin)]) > 0  # dropped by the flag
+    assert len(pins) == 2 and len(ours[ours["checkpoint"] == pin]) > 0 and set(ours["checkpoint"]) == pins
+    assert len(every[(every["provenance"] == "baseline") & ~every["checkpoint"].isin(pins)]) > 0  # dropped by the flag
     assert len(kept[kept["provenance"] == "paper"]) == len(every[every["provenance"] == "paper"]) > 0
     assert "srm-small" in set(kept["model"])  # the user's result
     bad = subprocess.run(cli + ["--shipped", "--verify"], capture_output=True, text=True, timeout=120)

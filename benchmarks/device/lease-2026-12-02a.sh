@@ -65,6 +65,14 @@ step() {  # MIN_S: every JOBS entry at once on GPU 0, if MIN_S seconds are left
 G16PM_SUFFIX=seqmix1-ov0.95-comp0.5-anneal3
 STOP=112000
 judge_pm() { EVAL_PER_GPU=4 race_judge $G16C 0; }  # o-g16pm's completion probe and four rows (into $R/ep-race)
+finish_pm() {  # o-g16pm to STOP under ep_anneal, then judged as lease 2026-12-01b judged o-g16im
+  [ -e runs/o-g16pm.safetensors ] || { echo "runs/o-g16pm.safetensors missing: campaign.sh restore o-g16pm" >&2; return 1; }
+  RUNS=(g16pm)
+  ep_anneal 0 g16pm unet-s-g16-gc-pm > $L/g16pm 2>&1
+  JUDGE_JOBS=(); judge_at_095 g16pm unet-s-g16-gc-pm:$G16PM_SUFFIX
+  [ $(left) -ge 200 ] && once judge-pm judge_pm > $L/judge 2>&1
+  return 0
+}
 case $1 in
 eta)
   [ -e $DDPM ] || { echo "$DDPM missing: bash benchmarks/device/campaign.sh restore o-ddpm-cool" >&2; exit 2; }
@@ -75,11 +83,7 @@ eta)
   JOBS=(); for e in ${ETAS[@]:1}; do srm_jobs $e; done
   [ -e $R/.done-eta-first ] && once eta-second step 240 > $L/second 2>&1
   if [ "${O_G16PM:-0}" = 1 ] && [ -e $R/.done-eta-second ] && [ $(left) -ge 420 ]; then
-    [ -e runs/o-g16pm.safetensors ] || { echo "runs/o-g16pm.safetensors missing: campaign.sh restore o-g16pm" >&2; exit 2; }
-    RUNS=(g16pm)
-    ep_anneal 0 g16pm unet-s-g16-gc-pm > $L/g16pm 2>&1
-    JUDGE_JOBS=(); judge_at_095 g16pm unet-s-g16-gc-pm:$G16PM_SUFFIX
-    [ $(left) -ge 200 ] && once judge-pm judge_pm > $L/judge 2>&1
+    finish_pm || exit 2
   fi
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
@@ -101,11 +105,7 @@ follow)
     [ -e $R/.done-follow-first ] && once follow-second step 240 > $L/follow2 2>&1
   elif [ $(left) -ge 420 ]; then
     echo "no eta lifts: o-g16pm finished and judged"
-    [ -e runs/o-g16pm.safetensors ] || { echo "runs/o-g16pm.safetensors missing: campaign.sh restore o-g16pm" >&2; exit 2; }
-    RUNS=(g16pm)
-    ep_anneal 0 g16pm unet-s-g16-gc-pm > $L/g16pm 2>&1
-    JUDGE_JOBS=(); judge_at_095 g16pm unet-s-g16-gc-pm:$G16PM_SUFFIX
-    [ $(left) -ge 200 ] && once judge-pm judge_pm > $L/judge 2>&1
+    finish_pm || exit 2
   fi
   grep -h -v -i warn $L/* 2>/dev/null
   ;;
