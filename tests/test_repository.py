@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,30 @@ def test_every_device_script_parses() -> None:
         if done.returncode:
             bad[script.name] = done.stderr.strip().splitlines()[-1]
     assert not bad, f"bash -n fails: {bad}"
+
+
+def test_the_eta_race_decision_is_drawn_again_from_the_committed_rows(tmp_path: Path) -> None:
+    """benchmarks/device/pick_eta.py, the rule lease 2026-12-02a applied on the GPU host: on the committed rows the
+    host held then (etas 1-4; eta 8 was drawn in the next call, under its own rule) it picks eta 4 again (every eta of
+    2-4 lifted predicted order; 4 has the most correct samples), and none against a control no eta beats; rows of
+    other models, overlaps or seeds 2-3 are not pooled."""
+    import json
+    import shutil
+
+    rows = REPO / "leaderboard/results/baselines/even-pixels-2026-12-02a"
+    res = tmp_path / "ep-eta"
+    res.mkdir()
+    for f in rows.glob("*.json"):
+        if json.loads(f.read_text())["model"]["sampler"]["eta"] <= 4:
+            shutil.copy(f, res / f.name)
+    name = "srm-unet-unet-s-g16-gc-seqmix1-ov0.95-comp0.5-anneal2"
+    cmd = [sys.executable, str(REPO / "benchmarks/device/pick_eta.py"), str(res), name, "--control"]
+    got = subprocess.run([*cmd, "predicted=358/1000", "random=385/1000"], capture_output=True, text=True, check=True)
+    assert got.stdout.strip() == "4"
+    assert "eta 4 predicted: 452/1000" in got.stderr and "eta 4 random: 496/1000" in got.stderr  # seeds 0-1 only
+    assert "eta 2 random: 433/1000 = 0.433 vs 385/1000 = 0.385, p 0.0325\n" in got.stderr  # not a lift at alpha 0.0167
+    none = subprocess.run([*cmd, "predicted=560/1000", "random=600/1000"], capture_output=True, text=True, check=True)
+    assert none.stdout == "" and "(lifts)" not in none.stderr
 
 
 GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
