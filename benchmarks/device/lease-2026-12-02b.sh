@@ -83,28 +83,25 @@ train() {
     --seed 0 --ema-decay 0.999 --steps $STOP --cooldown-steps $COOL --cuda-graph
   echo "o-$DR now at step $(wstep $(latest $DR)); $(left) s left"
 }
-score() {  # four parallel jobs at once: eta 1 and 4, seeds 0 and 1
-  reached $DR $STOP || { echo "o-$DR at step $(wstep $(latest $DR)) of $STOP: not scored"; return 1; }
-  local e s rc=0
-  for e in 1 4; do for s in 0 1; do
-    ETA=$e SEED=$s GPU=0 timeout $(left) bash benchmarks/device/eval.sh $(latest $DR) $R/ep-$DR :parallel \
-      > $L/score-eta$e-seed$s 2>&1 &
-  done; done
-  for e in 1 2 3 4; do wait -n || rc=1; done
-  for f in $L/score-*; do echo "${f##*/}: $(grep -v -i warn $f)"; done
-  return $rc
-}
-score_now() {  # `cont`'s last call: the newest weights at eta 1, seeds 0-1, whatever step they reached
-  local w=$(latest $DR) s rc=0 res
+score_at() {  # WEIGHTS RESULTS ETA...: the parallel rows of WEIGHTS at every ETA, seeds 0 and 1, all at once
+  local w=$1 res=$2 e s rc=0 n=0
+  shift 2
   rm -f $L/score-*
-  res=$R/ep-$DR-$(wstep $w)
-  for s in 0 1; do
-    ETA=1 SEED=$s GPU=0 timeout $(left) bash benchmarks/device/eval.sh $w $res :parallel > $L/score-eta1-seed$s 2>&1 &
-  done
-  for s in 0 1; do wait -n || rc=1; done
+  for e in "$@"; do for s in 0 1; do
+    ETA=$e SEED=$s GPU=0 timeout $(left) bash benchmarks/device/eval.sh $w $res :parallel > $L/score-eta$e-seed$s 2>&1 &
+    n=$((n + 1))
+  done; done
+  for (( ; n > 0; n-- )); do wait -n || rc=1; done
   echo "o-$DR at step $(wstep $w):"
   for f in $L/score-*; do echo "${f##*/}: $(grep -v -i warn $f)"; done
   return $rc
+}
+score() {  # `go`: once the run reached STOP, eta 1 (the paper's) and 4 (the SRM's best)
+  reached $DR $STOP || { echo "o-$DR at step $(wstep $(latest $DR)) of $STOP: not scored"; return 1; }
+  score_at $(latest $DR) $R/ep-$DR 1 4
+}
+score_now() {  # `cont`'s last call: the newest weights at eta 1, whatever step they reached
+  score_at $(latest $DR) $R/ep-$DR-$(wstep $(latest $DR)) 1
 }
 case $1 in
 cont)
