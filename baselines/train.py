@@ -311,6 +311,38 @@ class CsvLog:
             self.file.close()
 
 
+class SpikeGuard:
+    """Tells a diverging run from a noisy one by its logged losses.
+
+    A logged loss above ``factor`` times the median of the last ``window`` logged losses (once at
+    least ``warm`` are there) is a spike. Across the 153 training logs under docs/runs (Sudoku,
+    Even Pixels and Counting; batches 56-2048; logged every 50-100 steps) a healthy run's loss never
+    went above 1.40x that median, while the two runs that diverged jumped 3.7x (the paper UNet's
+    DDPM, lease 2026-12-02c) and 10.6x (a Sudoku CellNet, lease u). A loss judged a spike does not
+    enter the window. ``factor`` 0 turns the guard off. Not caught: a run that drifts up slowly, and a
+    jump within the first ``warm`` logged steps of a process (a resumed run starts a new window).
+    """
+
+    def __init__(self, factor: float, window: int = 20, warm: int = 10) -> None:
+        if factor != 0 and not factor > 1:  # NaN fails too
+            raise SrmBenchError(f"--spike-guard must be 0 (off) or above 1 (a factor over the recent median loss), "
+                                f"got {factor}")
+        self.factor, self.window, self.warm = factor, window, warm
+        self.losses: list[float] = []
+
+    def median(self) -> float:
+        recent = sorted(self.losses[-self.window:])
+        mid = len(recent) // 2
+        return recent[mid] if len(recent) % 2 else (recent[mid - 1] + recent[mid]) / 2
+
+    def spiked(self, loss: float) -> bool:
+        """Whether ``loss`` is a spike; a loss that is not joins the window."""
+        if self.factor and len(self.losses) >= self.warm and loss > self.factor * self.median():
+            return True
+        self.losses.append(loss)
+        return False
+
+
 @dataclass
 class TrainBatch:
     """One step's training inputs: noisy z, levels t (B, P), conditioning, clean x, noise eps,
@@ -766,7 +798,7 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
           eval_every: int = 0, eval_count: int = 64, eval_splits: tuple[str, ...] | None = None,
           eval_budget: int = 100, eval_eta: float = 0.0, compile_cache: str | Path | None = None,
           render_workers: int | None = None, init_ema2: str | Path | None = None,
-          stop_at: float | None = None) -> dict[str, Any]:
+          stop_at: float | None = None, spike_guard: float = 2.0) -> dict[str, Any]:
     """Train (or resume, or continue from weights) a baseline.
 
     Writes ``out/last.pt`` (full state, for resuming on the same machine), ``out/weights.safetensors``
@@ -801,6 +833,10 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
             of the compilation (see :func:`load_compile_cache`).
         render_workers: Counting's stream: the processes that render its images in the
             background [min(4, CPUs)]; the images are the same whatever their number.
+        spike_guard: stop the run when a logged loss jumps above this factor times the median of
+            the last 20 logged losses (:class:`SpikeGuard`; 0: never), before that step's
+            checkpoint is written: ``out/last.pt`` and the weights stay those of the last
+            checkpoint before the jump, and :class:`SrmBenchError` says which step that was.
 
     Returns:
         Summary dict: steps, images, final loss, wall time, GPU-hours, last eval rows; for a
@@ -811,7 +847,7 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
             not divisible by the number of processes, a task without a device stream when
             ``data`` is None, a task without an evaluator with ``eval_every`` or an
             ``eval_budget`` below its patch count, the template uncertainty target without a
-            stream that has class templates.
+            stream that has class templates; a loss that became NaN or jumped (``spike_guard``).
     """
     # Processes, device, options.
     rank, world, local = _dist()
@@ -823,6 +859,7 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
     if render_workers is not None and data is not None:
         raise SrmBenchError("--render-workers applies to the device stream; leave it out with --data")
     _check_options(cfg, data, splits, eval_every, eval_budget)
+    guard = SpikeGuard(spike_guard)
     out = Path(out)
     ckpt_path = out / "last.pt"
 
@@ -836,7 +873,8 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
         data_sha = train_data.content_sha256
 
     # State: resumed, continued from weights, or fresh.
-    if resume and ckpt_path.exists():
+    resumed = resume and ckpt_path.exists()
+    if resumed:
         state = TrainState.load(ckpt_path, cfg, dev)
         log.info("resumed %s at step %d", ckpt_path, state.step)
     elif init is not None:
@@ -900,7 +938,10 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
                 "gpu_hours": round(float(begin["gpu_hours"]) + elapsed * world / 3600, 5),
                 "world_size": world, "device": device_name, "data": data_sha}
 
+    saved = {"step": start_step if resumed else None}  # the newest step whose state is in out/
+
     def checkpoint(step: int) -> None:
+        saved["step"] = step
         if rank != 0:
             return
         state.record = current_record(step)
@@ -922,6 +963,7 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
         return bool(flag.item())
 
     eval_rows: list[dict[str, Any]] = []
+    spike: tuple[int, float, float] | None = None  # (step, loss, the median it jumped from)
     fresh = start_step == 0 or not (out / "log.csv").exists()
     step = start_step
     loss_val = float("nan")
@@ -982,6 +1024,13 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
             bar.update(1)
             if step % cfg.log_every == 0 or step == cfg.steps:
                 loss_val = log_step(step, lr, loss, parts, grad_norm)
+                # Decided together (a DDP rank's loss is its own batch's) and before this step's checkpoint
+                flag = torch.tensor(float(guard.spiked(loss_val)), device=dev)
+                if world > 1:
+                    dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+                if flag.item():
+                    spike = (step, loss_val, guard.median())
+                    break
             timed_out = out_of_time(step)
             if timed_out and eval_every:
                 checkpoint(step)  # first: a deadline (--stop-at) may leave no time for the evaluation
@@ -994,6 +1043,16 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
                          "(checkpoint written)", step, (time.perf_counter() - t0) / 60)
                 break
     bar.close()
+    if spike is not None:
+        if hasattr(stream, "close"):
+            cast(Any, stream).close()
+        kept = (f"{out / 'last.pt'} and the weights are those of step {saved['step']}, before it"
+                if saved["step"] is not None else "no checkpoint of it was written before it"
+                + (f" (it began from {init})" if init is not None else ""))
+        raise SrmBenchError(f"the run diverged: loss {spike[1]:.4g} at step {spike[0]}, {spike[1] / spike[2]:.1f}x the "
+                            f"median {spike[2]:.4g} of the last {min(len(guard.losses), guard.window)} logged losses; "
+                            f"{kept}. Continue from there with a lower --lr or a longer --warmup-steps "
+                            f"(--spike-guard 0 turns this check off)")
     rec = current_record(step)
     summary = {"steps": step, "images": rec["images"], "loss": loss_val, "wall_s": rec["wall_s"],
                "gpu_hours": rec["gpu_hours"], "checkpoint": str(ckpt_path), "weights": str(out / WEIGHTS_FILE),

@@ -90,6 +90,8 @@ def test_train_cli_refuses_sharpness_for_ddpm(tmp_path, capsys) -> None:
         (["srm", "even-pixels", "--stop-at", "-5"], "--stop-at takes seconds since the epoch"),
         (["ddpm", "even-pixels", "--sequential-overlap", "0.9"], "--sequential-overlap applies to the SRM"),
         (["ddpm", "sudoku", "--ema-decay", "-0.5"], "--ema-decay must be in [0, 1)"),
+        (["ddpm", "even-pixels", "--preset", "tiny", "--device", "cpu", "--spike-guard", "0.9"],
+         "--spike-guard must be 0 (off) or above 1"),
         (["srm", "even-pixels", "--preset", "tiny", "--device", "cpu", "--ema-decay2", "0.9", "--init-ema2",
           str(tmp_path / "weights-ema2.safetensors")], "--init-ema2 " + str(tmp_path / "weights-ema2.safetensors") + ": goes with --init"),
     ]

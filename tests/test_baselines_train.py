@@ -78,6 +78,61 @@ def test_the_summary_times_the_start_of_the_loop(tmp_path: Path) -> None:
     assert again["first_step_s"] is None and again["steps"] == 3
 
 
+def test_spike_guard_judges_a_loss_against_the_recent_median() -> None:
+    from srm_bench.baselines.train import SpikeGuard
+
+    guard = SpikeGuard(2.0, window=4, warm=3)
+    assert not guard.spiked(100.0) and not guard.spiked(1.0)  # no judgement before `warm` losses
+    assert not guard.spiked(1.2) and guard.median() == 1.2
+    assert guard.spiked(2.5)  # 2.5 > 2 x the median 1.2 of [100, 1, 1.2] ...
+    assert guard.losses == [100.0, 1.0, 1.2]  # ... and a spike does not enter the window
+    assert not guard.spiked(2.3) and not guard.spiked(1.1)  # 2.3 < 2 x 1.2
+    assert guard.median() == pytest.approx((1.1 + 1.2) / 2)  # of the last 4: [1, 1.2, 2.3, 1.1]
+    off = SpikeGuard(0.0, warm=0)
+    assert not any(off.spiked(x) for x in (1.0, 1e9))
+    for bad in (1.0, 0.5, -2.0, float("nan")):
+        with pytest.raises(SrmBenchError, match="--spike-guard must be 0"):
+            SpikeGuard(bad)
+
+
+def _spiking_train_step(at: int, times: float):
+    """train_step whose reported loss is multiplied by ``times`` from step ``at`` on (the training is real)."""
+    from srm_bench.baselines import train as train_mod
+
+    real = train_mod.train_step
+
+    def step(state, loss_fn, batch, step, lr, graphed=None):
+        loss, parts, grad_norm = real(state, loss_fn, batch, step, lr, graphed)
+        return (loss * times if step + 1 >= at else loss), parts, grad_norm
+
+    return step
+
+
+def test_a_diverging_run_stops_before_the_spike_is_checkpointed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from srm_bench.baselines import train as train_mod
+    from srm_bench.baselines.train import load_weights
+
+    # The loss is read as jumping 10x at step 15; checkpoints every 5 steps, so 15's would be written
+    monkeypatch.setattr(train_mod, "train_step", _spiking_train_step(15, 10.0))
+    cfg = tiny_cfg(steps=30, ckpt_every=5, lr=1e-3)
+    with pytest.raises(SrmBenchError, match=r"the run diverged: loss .* at step 15, .*x the median .* are those of step "
+                                            r"10, before it\. Continue from there with a lower --lr"):
+        train(cfg, tiny_data(), tmp_path / "run", device="cpu", progress=False)
+    assert load_checkpoint(tmp_path / "run" / "last.pt")["step"] == 10
+    assert load_weights(tmp_path / "run" / "weights.safetensors")[2]["step"] == 10
+    assert len(losses(tmp_path / "run")) == 15  # the spiking step is logged (the record of what happened)
+    # A run from --init (step 10) that spikes before its first checkpoint says where it began
+    monkeypatch.setattr(train_mod, "train_step", _spiking_train_step(25, 10.0))
+    with pytest.raises(SrmBenchError, match=r"at step 25, .* no checkpoint of it was written before it \(it began "
+                                            r"from .*weights"):
+        train(with_overrides(cfg, steps=40, ckpt_every=100), tiny_data(), tmp_path / "from-init", device="cpu",
+              progress=False, init=tmp_path / "run" / "weights.safetensors")
+    assert not (tmp_path / "from-init" / "last.pt").exists()
+    # Off, the same run goes to its end
+    out = train(cfg, tiny_data(), tmp_path / "off", device="cpu", progress=False, spike_guard=0)
+    assert out["steps"] == 30 and load_checkpoint(tmp_path / "off" / "last.pt")["step"] == 30
+
+
 def test_checkpoint_round_trip_and_resume_equals_uninterrupted(tmp_path: Path) -> None:
     cfg = tiny_cfg()
     train(cfg, tiny_data(), tmp_path / "straight", device="cpu", progress=False)

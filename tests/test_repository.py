@@ -299,6 +299,39 @@ def test_train_sh_sets_aside_a_run_folder_behind_its_init(tmp_path: Path) -> Non
             shutil.rmtree(stale, ignore_errors=True)
 
 
+def test_train_sh_retries_a_failed_compiled_run_but_not_a_diverged_one(tmp_path: Path) -> None:
+    """With COMPILE=1 a failed run gets one more try, except one that its spike guard stopped
+    (`train --spike-guard`): from the same state it would diverge again and spend the call."""
+    import shutil
+    import uuid
+
+    repo = tmp_path / "repo"
+    (repo / "benchmarks/device").mkdir(parents=True)
+    for f in ("train.sh", "campaign.sh"):
+        shutil.copy(REPO / "benchmarks/device" / f, repo / "benchmarks/device" / f)
+    (repo / "benchmarks/device/setup.sh").write_text("set -o pipefail\n")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "srm-bench").write_text('#!/bin/bash\necho call >> "$CALLS"; echo "error: $MESSAGE" >&2; exit 1\n')
+    (bin_dir / "srm-bench").chmod(0o755)
+    name = f"test-retry-{uuid.uuid4().hex[:8]}"
+    run = Path("/tmp/runs") / name
+    try:
+        for message, calls in (("the run diverged: loss 1.4 at step 6200, 3.7x the median 0.38", 1),
+                               ("CUDA out of memory", 2)):
+            shutil.rmtree(run, ignore_errors=True)
+            (tmp_path / "calls").unlink(missing_ok=True)
+            env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "CALLS": str(tmp_path / "calls"),
+                   "MESSAGE": message, "RUN": name, "TASK": "even-pixels", "OUT": str(tmp_path), "WEIGHTS": "0",
+                   "COMPILE": "1"}
+            done = subprocess.run(["bash", "benchmarks/device/train.sh", "unet-s", "1"], cwd=repo, env=env,
+                                  capture_output=True, text=True)
+            assert (tmp_path / "calls").read_text().count("call") == calls, (message, done.stdout)
+            assert ("not retried: the run diverged: loss 1.4 at step 6200" in done.stdout) == (calls == 1), done.stdout
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+
+
 def test_travel_size_counts_the_tree_and_the_carried_paths(tmp_path: Path) -> None:
     """benchmarks/device/travel_size.sh: tracked and untracked-not-ignored files count, ignored ones only when
     carried; over 64,000,000 bytes it says so and exits 1 (a sparse file: its size counts, whatever its blocks)."""

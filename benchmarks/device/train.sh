@@ -67,10 +67,15 @@ if [ "${COMPILE:-0}" = 1 ]; then
     # Eager only when the compiler failed; anything else (e.g. a lock held by a run starting
     # beside this one) gets one more compiled try.
     failed=$(tail -n +$((lines + 1)) $run/train.log)
-    if grep -q -E "torch\._(dynamo|inductor)|InductorError|BackendCompilerFailed" <<< "$failed"; then
-      mode=--no-compile; else mode=--compile; fi
-    echo "run failed ($(grep -m1 -i error <<< "$failed" | cut -c1-160)); again with $mode for $left minutes" | tee -a $run/train.log
-    go --max-minutes $left $mode --compile-cache $cache "${args[@]}" "$@" >> $run/train.log 2>&1; }
+    if grep -q "the run diverged" <<< "$failed"; then
+      # stopped by its spike guard (train --spike-guard): it would only diverge again from the same state
+      echo "run diverged, not retried: $(grep -m1 -o 'the run diverged.*' <<< "$failed" | cut -c1-400)" | tee -a $run/train.log
+    else
+      if grep -q -E "torch\._(dynamo|inductor)|InductorError|BackendCompilerFailed" <<< "$failed"; then
+        mode=--no-compile; else mode=--compile; fi
+      echo "run failed ($(grep -m1 -i error <<< "$failed" | cut -c1-160)); again with $mode for $left minutes" | tee -a $run/train.log
+      go --max-minutes $left $mode --compile-cache $cache "${args[@]}" "$@" >> $run/train.log 2>&1
+    fi; }
 else
   go --max-minutes $minutes "${args[@]}" "$@" >> $run/train.log 2>&1
 fi
