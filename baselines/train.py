@@ -315,12 +315,14 @@ class SpikeGuard:
     """Tells a diverging run from a noisy one by its logged losses.
 
     A logged loss above ``factor`` times the median of the last ``window`` logged losses (once at
-    least ``warm`` are there) is a spike. Across the 153 training logs under docs/runs (Sudoku,
-    Even Pixels and Counting; batches 56-2048; logged every 50-100 steps) a healthy run's loss never
-    went above 1.40x that median, while the two runs that diverged jumped 3.7x (the paper UNet's
-    DDPM, lease 2026-12-02c) and 10.6x (a Sudoku CellNet, lease u). A loss judged a spike does not
-    enter the window. ``factor`` 0 turns the guard off. Not caught: a run that drifts up slowly, and a
-    jump within the first ``warm`` logged steps of a process (a resumed run starts a new window).
+    least ``warm`` are there) is a spike. Across the 153 training logs committed under docs/runs and
+    leaderboard/results (Sudoku, Even Pixels and Counting; batches 56-2048; logged every 50-100
+    steps) the 151 healthy runs never went above 1.40x that median, while the two that diverged
+    jumped 3.7x (the paper UNet's DDPM, lease 2026-12-02c) and 10.6x (a Sudoku CellNet, lease u,
+    which had jumped 2.3x and recovered 3,500 steps before: the guard stops it there). A loss judged
+    a spike does not enter the window. ``factor`` 0 turns the guard off. Not caught: a run that
+    drifts up slowly, and a jump within the first ``warm`` logged steps of a process (a resumed run
+    starts a new window).
     """
 
     def __init__(self, factor: float, window: int = 20, warm: int = 10) -> None:

@@ -54,6 +54,16 @@
 # 25.6M images -> the images are the lever and the run goes on towards 204.8M; #E still 3.3-3.7 -> the DDPM row is
 # recorded as missed with the account in docs/even-pixels-baselines.md (forty-sixth session) and Counting takes the
 # leases. Between 3.0 and 3.3: one more lease to 40M images, then the same rule.
+# Lease 2026-12-02c (forty-seventh session) ran `cont` as above: the run diverged at step ~6,200 (12.7M images, ~200
+# steps after its new warm-up reached 8e-4; loss 0.38 -> 1.40) and trained on, collapsed, to step 10,400, whose samples
+# score 0.018 / 0.016 (docs/even-pixels-baselines.md, forty-seventh session). So the rule above was not tested. Since
+# then `train` stops a run whose logged loss jumps (--spike-guard, on by default) before the jump is checkpointed, and
+# `cont` takes two more options for the next lease:
+#   LR: the constant learning rate (default: the preset's 8e-4, as lease 2026-12-02c ran);
+#   a run its guard stopped continues once in the same call from its last checkpoint before the jump (its EMA
+#   weights, a new warm-up) at half the learning rate, and the lower rate is said in the record.
+# The next lease's commands: as above with `export LR=4e-4` in each call (no FRESH; SCORE=1 in the last), on
+# runs/o-ddpm-paper.safetensors restored at step 5,000 (the collapsed weights were not kept).
 source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
 R=/tmp/results; W=/tmp/runs
@@ -77,11 +87,23 @@ train() {
   reached $DR $STOP && { echo "o-$DR at step $(wstep $(latest $DR)): reached $STOP"; return 0; }
   [ $(left) -ge 150 ] || { echo "o-$DR: $(left) s left, not started"; return 0; }
   fresh $DR || return 1
-  echo "o-$DR from $(init_of $DR)${FRESH:+ (FRESH=$FRESH)}, to step $STOP (cool-down $COOL), --cuda-graph"
-  TASK=even-pixels GPUS=0 NPROC=1 BASELINE=ddpm RUN=o-$DR COMPILE=1 EVAL_EVERY=0 CACHE_OUT=0 \
-    DEADLINE=$(( T0 + ${END:-560} - 45 - ${RESERVE:-0} )) bash benchmarks/device/train.sh $DP $(mins 60) "$(init_of $DR)" \
-    --seed 0 --ema-decay 0.999 --steps $STOP --cooldown-steps $COOL --cuda-graph
-  echo "o-$DR now at step $(wstep $(latest $DR)); $(left) s left"
+  echo "o-$DR from $(init_of $DR)${FRESH:+ (FRESH=$FRESH)}, to step $STOP (cool-down $COOL), --cuda-graph, lr ${LR:-8e-4}"
+  local lr=${LR:-} start
+  for try in 1 2; do
+    start=$( (wc -l < $W/o-$DR/train.log) 2>/dev/null || echo 0)
+    TASK=even-pixels GPUS=0 NPROC=1 BASELINE=ddpm RUN=o-$DR COMPILE=1 EVAL_EVERY=0 CACHE_OUT=0 \
+      DEADLINE=$(( T0 + ${END:-560} - 45 - ${RESERVE:-0} )) bash benchmarks/device/train.sh $DP $(mins 60) "$(init_of $DR)" \
+      --seed 0 --ema-decay 0.999 --steps $STOP --cooldown-steps $COOL --cuda-graph ${lr:+--lr $lr}
+    echo "o-$DR now at step $(wstep $(latest $DR)); $(left) s left"
+    # Stopped by its spike guard: once, from its last checkpoint before the jump, at half the rate
+    tail -n +$((start + 1)) $W/o-$DR/train.log 2>/dev/null | grep -m1 -o "the run diverged.*" || break
+    [ $try = 1 ] && [ $(left) -ge 200 ] || break
+    lr=$(python3 -c "print(${lr:-8e-4} / 2)")
+    cp $W/o-$DR/weights.safetensors runs/o-$DR.safetensors
+    # its logs stay under /tmp/runs, so they come back (collect.sh); its state does not
+    rm -f $W/o-$DR/last.pt && mv $W/o-$DR $W/o-$DR-diverged-$(date +%s)
+    echo "o-$DR: continues from step $(wstep runs/o-$DR.safetensors) (its last checkpoint before the jump) at lr $lr"
+  done
 }
 score_at() {  # WEIGHTS RESULTS ETA...: the parallel rows of WEIGHTS at every ETA, seeds 0 and 1, all at once
   local w=$1 res=$2 e s rc=0 n=0
