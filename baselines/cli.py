@@ -136,7 +136,8 @@ def _progress(ctx: click.Context) -> bool:
                    "cannot push the run past it.")
 @click.option("--spike-guard", type=float, default=2.0, show_default=True,
               help="Stop a diverging run: when a logged loss is above this factor times the median of the last 20 "
-                   "logged losses (healthy runs stayed under 1.4x; two that diverged jumped 3.7x and 10.6x), the "
+                   "logged losses (healthy runs stayed under 1.4x; two that diverged jumped 3.7x and 10.6x: "
+                   "benchmarks/check_spike_guard.py), the "
                    "run stops before that step's checkpoint, so OUT keeps the last state before the jump. 0: off.")
 @click.option("--device", default=None, help="cuda or cpu [cuda if available].")
 @click.pass_context

@@ -317,9 +317,11 @@ class SpikeGuard:
     A logged loss above ``factor`` times the median of the last ``window`` logged losses (once at
     least ``warm`` are there) is a spike. Across the 153 training logs committed under docs/runs and
     leaderboard/results (Sudoku, Even Pixels and Counting; batches 56-2048; logged every 50-100
-    steps) the 151 healthy runs never went above 1.40x that median, while the two that diverged
-    jumped 3.7x (the paper UNet's DDPM, lease 2026-12-02c) and 10.6x (a Sudoku CellNet, lease u,
-    which had jumped 2.3x and recovered 3,500 steps before: the guard stops it there). A loss judged
+    steps; ``python benchmarks/check_spike_guard.py``) no healthy run went above 1.40x that median;
+    the two runs that diverged jumped 3.7x (the paper UNet's DDPM, lease 2026-12-02c) and 10.6x (a
+    Sudoku CellNet, lease u, which had jumped 2.3x and recovered 3,500 steps before: the guard stops
+    it there), and a third, whose loss later became NaN (lease o's `o-t4c`), had one log at 1.83x
+    that the guard lets pass. A loss judged
     a spike does not enter the window. ``factor`` 0 turns the guard off. Not caught: a run that
     drifts up slowly, and a jump within the first ``warm`` logged steps of a process (a resumed run
     starts a new window).
