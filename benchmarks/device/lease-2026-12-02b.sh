@@ -64,6 +64,14 @@
 #   weights, a new warm-up) at half the learning rate, and the lower rate is said in the record.
 # The next lease's commands: as above with `export LR=4e-4` in each call (no FRESH; SCORE=1 in the last), on
 # runs/o-ddpm-paper.safetensors restored at step 5,000 (the collapsed weights were not kept).
+# Lease 2026-12-02d (forty-eighth session) ran `cont` with LR=4e-4 over three calls, each on a fresh host: 5,000 ->
+# 8,750 (17.9M images), no spike, scored 0.082 / 0.106 at eta 1 (#E 3.57 pooled, level with step 5,000: p 0.60). Each
+# fresh host restarts from the EMA weights with a new AdamW and a 1,000-step warm-up (half of a call's ~1,900 steps), so
+# `cont` takes one more option:
+#   WARMUP: the warm-up steps of a continuation (default: the preset's 1,000).
+# The next lease's commands: as above with `export LR=4e-4; export WARMUP=250` in each call, on
+# runs/o-ddpm-paper.safetensors restored at step 8,750 (campaign 25445ba), STOP 12,500 (25.6M images), SCORE=1 in the
+# last call; then the rule above decides.
 source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
 R=/tmp/results; W=/tmp/runs
@@ -87,13 +95,13 @@ train() {
   reached $DR $STOP && { echo "o-$DR at step $(wstep $(latest $DR)): reached $STOP"; return 0; }
   [ $(left) -ge 150 ] || { echo "o-$DR: $(left) s left, not started"; return 0; }
   fresh $DR || return 1
-  echo "o-$DR from $(init_of $DR)${FRESH:+ (FRESH=$FRESH)}, to step $STOP (cool-down $COOL), --cuda-graph, lr ${LR:-8e-4}"
+  echo "o-$DR from $(init_of $DR)${FRESH:+ (FRESH=$FRESH)}, to step $STOP (cool-down $COOL), --cuda-graph, lr ${LR:-8e-4}, warm-up ${WARMUP:-1000, the preset}"
   local lr=${LR:-} start
   for try in 1 2; do
     start=$( (wc -l < $W/o-$DR/train.log) 2>/dev/null || echo 0)
     TASK=even-pixels GPUS=0 NPROC=1 BASELINE=ddpm RUN=o-$DR COMPILE=1 EVAL_EVERY=0 CACHE_OUT=0 \
       DEADLINE=$(( T0 + ${END:-560} - 45 - ${RESERVE:-0} )) bash benchmarks/device/train.sh $DP $(mins 60) "$(init_of $DR)" \
-      --seed 0 --ema-decay 0.999 --steps $STOP --cooldown-steps $COOL --cuda-graph ${lr:+--lr $lr}
+      --seed 0 --ema-decay 0.999 --steps $STOP --cooldown-steps $COOL --cuda-graph ${lr:+--lr $lr} ${WARMUP:+--warmup-steps $WARMUP}
     echo "o-$DR now at step $(wstep $(latest $DR)); $(left) s left"
     # Stopped by its spike guard: once, from its last checkpoint before the jump, at half the rate
     tail -n +$((start + 1)) $W/o-$DR/train.log 2>/dev/null | grep -m1 -o "the run diverged.*" || break
