@@ -72,6 +72,9 @@
 # The next lease's commands: as above with `export LR=4e-4; export WARMUP=250` in each call, on
 # runs/o-ddpm-paper.safetensors restored at step 8,750 (campaign 25445ba), STOP 12,500 (25.6M images), SCORE=1 in the
 # last call; then the rule above decides.
+# Lease 2026-12-05a (forty-ninth session) ran that on one H100 host kept warm over three calls: 8,750 -> 12,500 (25.6M
+# images), scored 0.102 / 0.090 at eta 1 (#E 3.51 pooled; 0.116 and #E 2.70 at eta 4): level, so by the rule the DDPM
+# row is recorded as missed and the run is not continued (docs/even-pixels-baselines.md, forty-ninth session).
 source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
 R=/tmp/results; W=/tmp/runs
