@@ -392,6 +392,19 @@ def _small_s2_w(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig
     return replace(cfg, model={**cfg.model, "base_channels": 2 * cfg.model["base_channels"]})
 
 
+def _half_s2(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
+    """Counting only (ours): the paper's UNet at half its width without its full-resolution level, on a 2x2
+    pixel-unshuffled input: levels 64, 32, 16 and 8 pixels a side at 64, 128, 128 and 256 channels with attention
+    at 16 and 8, as the paper's UNet has at those sides (at 128, 256, 256 and 512): the widths of the paper's Even
+    Pixels UNet, 19.7M parameters (39 MB in bf16: recorded by hash, not shipped); ``small``'s recipe. The capacity
+    step between ``small-s2`` (1.9M) and the paper's 76.8M (docs/baselines.md, "Counting: the next design, planned
+    (forty-ninth session)")."""
+    if not task.startswith("counting"):
+        raise SrmBenchError(f"preset half-s2 is sized for Counting's 128x128 images; {task} has its own presets")
+    cfg = _small(task, baseline, common)
+    return replace(cfg, model=_unet(task, baseline, 64, (1, 2, 2, 4), tuple(PAPER[task]["attn"]), stem=2))
+
+
 def _small_s2_aux(task: str, baseline: str, common: dict[str, Any]) -> TrainConfig:
     """``small-s2`` with a per-patch class head and an auxiliary cross-entropy on what each patch holds
     (background, an object, a number; weight 1): ours, Counting's counterpart of Sudoku's digit loss (preset
@@ -407,6 +420,7 @@ def _small_s2_aux(task: str, baseline: str, common: dict[str, Any]) -> TrainConf
 
 PRESET_FACTORIES = {
     "paper": _paper, "small": _small, "small-s2": _small_stem(2), "small-s2-w": _small_s2_w, "small-s2-aux": _small_s2_aux,
+    "half-s2": _half_s2,
     "small-s4": _small_stem(4),
     "unet-s": _unet_s, "unet-s-g16": _unet_s_g16, "unet-s-gc": _unet_s_gc,
     "unet-s-g16-gc": _unet_s_g16_gc, "unet-s-g16-gct": _unet_s_g16_gct, "unet-s-g16-gcp": _unet_s_g16_gcp, "unet-s-g16-gc-w": _unet_s_g16_gc_w, "unet-s-g16-gc-cnt": _unet_s_g16_gc_cnt,

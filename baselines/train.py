@@ -49,8 +49,12 @@ CSV_FIELDS = ["step", "images", "loss", "mse", "vlb", "nll", "cls", "pmse", "ims
 # paper's #E, the colour-count gap; Sudoku: L1), a finer progress signal than accuracy on a few
 # samples (docs/even-pixels-baselines.md, second lease).
 # nfe and eta came later: a run resumed from an older eval.csv keeps its rows, with these blank (CsvLog)
+# ``consistency`` and ``top_objects`` (Counting only, later still): the share of samples whose objects the evaluator
+# reads as sharing one vertex count, and the largest share of samples read with one object count (near 1: the
+# samples collapse to one count, as our small Counting SRMs' do to one object); both say whether a network draws the
+# task's objects, which its accuracy on a few samples cannot (docs/baselines.md, "Counting: the capacity race").
 EVAL_FIELDS = ["step", "images", "gpu_hours", "split", "sampler", "count", "accuracy", "error", "elapsed_s", "nfe",
-               "eta"]
+               "eta", "consistency", "top_objects"]
 ERROR_SCORES = ("error", "l1")
 WEIGHTS_FILE = "weights.safetensors"
 WEIGHTS_EMA2_FILE = "weights-ema2.safetensors"  # the second EMA (--ema-decay2)
@@ -259,6 +263,10 @@ def evaluate_model(model: torch.nn.Module, cfg: TrainConfig, device: str, *, cou
             err = next((k for k in ERROR_SCORES if k in scores), None)
             if err is not None:
                 row["error"] = float(np.mean(scores[err]))
+            if "consistency" in scores:
+                row["consistency"] = float(np.mean(scores["consistency"]))
+            if "objects" in scores:
+                row["top_objects"] = float(np.bincount(np.asarray(scores["objects"], dtype=np.int64)).max() / len(indices))
             rows.append(row)
     model.train(was_training)
     return rows
@@ -1004,7 +1012,8 @@ def train(cfg: TrainConfig, data: str | Path | TrainData | None, out: str | Path
             for row in rows:
                 eval_log.write({"step": step, "images": rec["images"], "gpu_hours": rec["gpu_hours"], **row,
                                 "accuracy": f"{row['accuracy']:.4f}",
-                                "error": f"{row['error']:.4f}" if "error" in row else "", "elapsed_s": rec["wall_s"]})
+                                **{k: f"{row[k]:.4f}" if k in row else "" for k in ("error", "consistency", "top_objects")},
+                                "elapsed_s": rec["wall_s"]})
             eval_rows[:] = rows
             summary = " ".join(f"{r['split']}/{r['sampler']}={r['accuracy']:.3f}" for r in rows)
             log.info("step %d (%d images): %s", step, rec["images"], summary)

@@ -371,6 +371,28 @@ def test_small_s2_w_is_small_s2_at_twice_the_width() -> None:
     assert out.mean.shape == (1, 3, 128, 128)
 
 
+def test_half_s2_is_the_paper_counting_unet_at_half_width_on_the_stem() -> None:
+    """Counting's next capacity step: the paper's levels at 64, 32, 16 and 8 pixels a side (its 128 one replaced by
+    the 2x2 stem) at half their channels, attention where the paper has it, ``small``'s recipe; 128x128 in and out;
+    other tasks are refused."""
+    from srm_bench.errors import SrmBenchError
+
+    h, s = make_config("counting-stars", "srm", "half-s2"), make_config("counting-stars", "srm", "small-s2")
+    paper = make_config("counting-stars", "srm", "paper").model
+    assert (h.model["base_channels"], tuple(h.model["channel_mult"]), h.model["stem"]) == (64, (1, 2, 2, 4), 2)
+    assert [h.model["base_channels"] * m for m in h.model["channel_mult"]] == \
+        [paper["base_channels"] * m // 2 for m in paper["channel_mult"][1:]]
+    assert tuple(h.model["attention_resolutions"]) == tuple(paper["attention_resolutions"]) == (16, 8)
+    assert {k: v for k, v in vars(h).items() if k not in ("model", "preset")} == \
+        {k: v for k, v in vars(s).items() if k not in ("model", "preset")}
+    net = build_model(h.arch, h.model).eval()
+    assert 19.6e6 < sum(p.numel() for p in net.parameters()) < 19.9e6  # 19.74M: the Even Pixels paper UNet's widths
+    with torch.no_grad():
+        assert net(torch.randn(1, 3, 128, 128), torch.rand(1, 256)).mean.shape == (1, 3, 128, 128)
+    with pytest.raises(SrmBenchError, match="half-s2 is sized for Counting"):
+        make_config("even-pixels", "srm", "half-s2")
+
+
 def test_unet_s_gc_starts_as_unet_s_and_sees_image_wide_sums_of_clean_pixels() -> None:
     """The global-context variant: at initialisation it computes what ``unet-s`` computes with the
     same shared weights (its projections start at zero); once they are not zero, what it adds to
@@ -1217,12 +1239,46 @@ def test_the_gauge_samples_at_the_eta_asked_and_logs_its_settings(monkeypatch, t
     seen.clear()
     rows = evaluate_model(model, cfg, "cpu", count=2, splits=("test",), budget=64)
     assert [s.eta for s in seen] == [0.0, 0.0] and {r["eta"] for r in rows} == {0.0}
-    assert EVAL_FIELDS[-2:] == ["nfe", "eta"]
+    assert EVAL_FIELDS[-4:-2] == ["nfe", "eta"]
     for bad in ("1.5", "-0.1", "nan"):
         code, err = run_cli(["train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o",
                              str(tmp_path / "r"), "--eval-every", "2", "--eval-eta", bad], capsys)
         assert code == 1 and "--eval-eta must be in [0, 1]" in err and err.strip().count("\n") == 0
         assert not (tmp_path / "r").exists()
+
+
+def test_the_gauge_logs_counting_consistency_and_the_top_object_share(monkeypatch, tmp_path: Path) -> None:
+    """A Counting row carries the evaluator's consistency and the largest share of samples read with one object
+    count (the collapse to one object that accuracy on a few samples hides); Even Pixels rows carry neither, and
+    eval.csv writes both columns (blank where a task has none)."""
+    import srm_bench.baselines.inference as inference
+    from srm_bench.baselines.train import EVAL_FIELDS, CsvLog, evaluate_model
+    from srm_bench.evaluators.counting import POLYGONS
+
+    monkeypatch.setattr(inference, "sample_images",
+                        lambda model, cfg, sampler, indices, **kw: np.zeros((len(indices), 128, 128, 3), np.uint8))
+    readings = {"parallel": ([1, 1, 1, 3], [True, False, False, False]),
+                "predicted": ([2, 5, 9, 5], [True, True, True, False])}
+    calls: list = []
+
+    def fake_score(images, *, reference, index, **kw):
+        objects, consistent = list(readings.values())[len(calls)]
+        calls.append(len(images))
+        return {"accuracy": np.zeros(len(images), bool), "consistency": np.array(consistent),
+                "objects": np.array(objects)}
+
+    monkeypatch.setattr(POLYGONS, "score", fake_score)
+    cfg = make_config("counting-polygons", "srm", "tiny")
+    rows = evaluate_model(build_model(cfg.arch, cfg.model), cfg, "cpu", count=4, splits=("test",), budget=8)
+    assert calls == [4, 4]
+    assert [(r["sampler"], r["consistency"], r["top_objects"]) for r in rows] == [("parallel", 0.25, 0.75),
+                                                                               ("predicted", 0.75, 0.5)]
+    with CsvLog(tmp_path / "eval.csv", EVAL_FIELDS, fresh=True, enabled=True) as log:
+        log.write({"step": 1, "accuracy": "0.0", "consistency": f"{rows[0]['consistency']:.4f}"})
+    assert next(csv.DictReader(open(tmp_path / "eval.csv")))["consistency"] == "0.2500"
+    seen, ep_cfg, ep_model = _gauge_with_recorded_samplers(monkeypatch)
+    ep_rows = evaluate_model(ep_model, ep_cfg, "cpu", count=2, splits=("test",), budget=8)
+    assert all("consistency" not in r and "top_objects" not in r for r in ep_rows)
 
 
 def test_dit_s14_has_four_tokens_per_sudoku_cell() -> None:
