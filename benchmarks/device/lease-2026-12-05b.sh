@@ -1,0 +1,80 @@
+# Lease 2026-12-05b (planned in the forty-ninth session, not run yet): Counting's capacity step, `half-s2` against
+# `small-s2` at equal images.
+# Why: Table 2's DDPM row was recorded as missed (lease 2026-12-05a), so Counting (Table 3) takes the leases. Our
+# Counting SRMs (`small-s2`, 1.9M parameters; the paper's UNet has 76.8M) do not draw the task: their samples hold
+# blobs and no legible digit, most sequential samples are read as one object, and polygons consistency stays at
+# 0.02-0.50 where the paper's is 0.96-0.99 (docs/baselines.md, "Counting: lease u" to "the capacity race"). The
+# capacity race of the thirty-second to thirty-fourth sessions (`small-s2-w`, 7.2M) was judged by accuracy on 64
+# images, at the floor for both arms; it never measured whether the wider network draws better. Since then the
+# in-training gauge logs consistency and the largest one-object-count share (eval.csv: consistency, top_objects).
+# What runs: `o-ch`, preset `half-s2` (the paper's UNet at half width on the 2x2 stem: 19.7M, the widths of the
+# paper's Even Pixels UNet), SRM, Counting Polygons, from scratch with the control's recipe exactly: batch 256, lr
+# 4e-4 constant after the preset's 500-step warm-up, EMA 0.999, seed 0 (the same images in the same order as
+# `o-cr2`), the authors' zero-patch rule, compiled and under --cuda-graph once benchmarks/check_cuda_graph.py passed
+# for it on the host (else without), evaluated every 2,000 steps on 64 test images (256 NFE, eta 0), to STOP
+# (10,450 = 2.68M images: where `o-cr2`, `small-s2` with this recipe, has its 500-image rows,
+# counting-polygons-2026-11-29p). Once it is there (the lease's last call, SCORE=1, or a later one): its rows on
+# the 500 test images at 1000 NFE, eta 1, seed 0: parallel, predicted order (as o-cr2's) and predicted order +
+# overlap 0.95 (Table 3's row), three jobs at once, into $R/count-half.
+# The decision, fixed before the lease, against o-cr2 at 2.68M images (parallel: accuracy 0.022, consistency 0.018;
+# predicted order: 0.060, consistency 0.150, 90% of the samples read as one object; `python
+# benchmarks/check_counting_objects.py` on both rows' results):
+#   - capacity is the lever if o-ch's consistency in predicted order is above 0.150 at Fisher p < 0.01 (`srm-bench
+#     compare -m consistency`) with fewer than half its samples read as one object, or its parallel consistency
+#     exceeds 0.30 with no object count in half its samples: then o-ch continues across leases (polygons to ~14M
+#     images with a cool-down, then stars and the DDPM of the same network), and Table 3 is drawn from it;
+#   - otherwise capacity is not the lever at this image count either, and Counting's next step is the authors'
+#     code for what differs in their Counting recipe (batch 56 at lr 1e-4 for 250k steps: 4.6x our optimiser steps
+#     per image, 250k steps against our 10-16k; EMA 0.9999) before more device time.
+# Time on one H100 or H200: a fresh host ~2 minutes, the first step (compile and capture) ~3 minutes; half-s2 runs
+# 4.5x slower per image than small-s2 on the development CPU (bench_train.py, batch 8), so at ~2-3k images/s 10,450
+# steps take ~16-22 minutes: the three calls of one lease, or a fourth in the next session (its weights, 39.5 MB in
+# bf16, come back in every call and continue from runs/o-ch.safetensors).
+# Commands (carry [".whl", "runs"]; runs/ empty in call 1 (FRESH=1), later runs/o-ch.safetensors from `campaign.sh
+# join <files_at>`; set aside every shipped baseline weights file, the stars evaluator's weights, docs/img/ and
+# leaderboard/results/ — the polygons evaluator's weights must travel, the gauge needs them — and check with
+# `bash benchmarks/device/travel_size.sh .whl runs`):
+#   export T0=$(date +%s); export END=540; export LEASE=2026-12-05b; export FRESH=1   # FRESH in call 1 only
+#   bash -c 'source benchmarks/device/setup.sh'; bash benchmarks/device/lease-2026-12-05b.sh go
+# with SCORE=1 (and END = the budget left - 60) in the last call; send the calls back to back in one tool block
+# so that the host stays warm (lease 2026-12-05a).
+source benchmarks/device/setup.sh
+source benchmarks/device/lease.sh
+R=/tmp/results; W=/tmp/runs
+L=/tmp/lease-05b; mkdir -p $L; rm -f $L/call-*
+STOP=${STOP:-10450}
+train() {
+  local graph=()
+  reached ch $STOP && { echo "o-ch at step $(wstep $(latest ch)): reached $STOP"; return 0; }
+  [ $(left) -ge 150 ] || { echo "o-ch: $(left) s left, not started"; return 0; }
+  fresh ch || return 1
+  [ "$(graph_ok 0 counting-polygons half-s2 srm 256)" = 1 ] && graph=(--cuda-graph)
+  echo "o-ch from $(init_of ch)${FRESH:+ (FRESH=$FRESH)} to step $STOP, ${graph[*]:-without the graph}"
+  TASK=counting-polygons GPUS=0 RUN=o-ch COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=srm CACHE_OUT=0 \
+    DEADLINE=$(( T0 + ${END:-540} - 45 - ${RESERVE:-0} )) bash benchmarks/device/train.sh half-s2 $(mins 60) \
+    "$(init_of ch)" --seed 0 --batch-size 256 --lr 4e-4 --steps $STOP "${graph[@]}" --render-workers 12
+  echo "o-ch now at step $(wstep $(latest ch)); $(left) s left"
+  [ -e $W/o-ch/eval.csv ] && tail -4 $W/o-ch/eval.csv
+}
+score_job() {  # J GPU: the J-th sampler of o-ch's rows
+  local jobs=(:parallel :predicted :predicted@0.95)
+  GPU=$2 timeout $(left) bash benchmarks/device/eval.sh $(latest ch) $R/count-half ${jobs[$1]}
+}
+score() {
+  reached ch $STOP || { echo "o-ch at step $(wstep $(latest ch)) of $STOP: not scored yet"; return 1; }
+  EVAL_PER_GPU=3 deal_each score_job 3 0
+}
+case ${1:-} in
+go)
+  mkdir -p $R
+  [ "${SCORE:-0}" = 1 ] && RESERVE=${RESERVE:-240}  # the three scoring jobs' ~3-4 minutes kept free of training
+  train > $L/call-train 2>&1
+  [ "${SCORE:-0}" = 1 ] && once count-half-score score > $L/call-score 2>&1
+  for f in call-train call-score; do
+    [ -s $L/$f ] && { echo "== $f"; grep -v -i warn $L/$f; }
+  done > $OUT/lease.txt
+  cat $OUT/lease.txt
+  ;;
+*) echo "usage: $0 go" >&2; exit 2;;
+esac
+bash benchmarks/device/collect.sh
