@@ -38,6 +38,11 @@
 #   bash -c 'source benchmarks/device/setup.sh'; bash benchmarks/device/lease-2026-12-05b.sh go
 # with SCORE=1 (and END = the budget left - 60) in the last call; send the calls back to back in one tool block
 # so that the host stays warm (lease 2026-12-05a).
+# Simulated on the development CPU (forty-ninth session), with stubs for nvidia-smi and wrappers that shrank the
+# commands (batch 2, 2 evaluation and scoring samples, 256 NFE, no compile), STOP=2, FRESH=1, SCORE=1: the graph check
+# ran and passed (uncaptured), o-ch trained to step 2 with --cuda-graph asked, its eval.csv held the consistency and
+# top_objects columns, its weights came back as three 15 MB parts, and the three scoring jobs were dealt with the
+# right samplers (they ran past the call's clock on two CPU cores; one of them run alone wrote its result).
 source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
 R=/tmp/results; W=/tmp/runs
