@@ -26,7 +26,8 @@
 #   - otherwise capacity is not the lever at this image count either, and Counting's next step is the authors'
 #     code for what differs in their Counting recipe (batch 56 at lr 1e-4 for 250k steps: 4.6x our optimiser steps
 #     per image, 250k steps against our 10-16k; EMA 0.9999) before more device time.
-# Time on one H100 or H200: a fresh host ~2 minutes, the first step (compile and capture) ~3 minutes; half-s2 runs
+# Time on one H100 or H200: a fresh host ~2 minutes, the graph check once a host (at most 4 minutes, compiled at
+# batch 256), the first step (compile and capture) ~3 minutes; half-s2 runs
 # 4.5x slower per image than small-s2 on the development CPU (bench_train.py, batch 8), so at ~2-3k images/s 10,450
 # steps take ~16-22 minutes: the three calls of one lease, or a fourth in the next session (its weights, 39.5 MB in
 # bf16, come back in every call and continue from runs/o-ch.safetensors).
