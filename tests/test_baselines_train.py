@@ -73,7 +73,8 @@ def test_the_summary_times_the_start_of_the_loop(tmp_path: Path) -> None:
     before = time.time()
     out = train(tiny_cfg(steps=3), tiny_data(), tmp_path, device="cpu", progress=False)
     assert before - 0.05 <= out["loop_epoch"] <= time.time() + 0.05  # the summary rounds it to 0.1 s
-    assert 0 < out["first_step_s"] <= out["wall_s"] + 0.01
+    # wall_s is rounded to 0.1 s and first_step_s to 0.01 s: a run of a few hundredths of a second can log wall_s 0.0
+    assert 0 < out["first_step_s"] <= out["wall_s"] + 0.055
     again = train(tiny_cfg(steps=3), tiny_data(), tmp_path, device="cpu", progress=False)  # nothing left to train
     assert again["first_step_s"] is None and again["steps"] == 3
 
