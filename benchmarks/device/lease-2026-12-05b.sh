@@ -34,7 +34,7 @@
 # Commands (carry [".whl", "runs"]; runs/ empty in call 1 (FRESH=1), later runs/o-ch.safetensors from `campaign.sh
 # join <files_at>`; set aside every shipped baseline weights file, the stars evaluator's weights, docs/img/ and
 # leaderboard/results/ — the polygons evaluator's weights must travel, the gauge needs them — and check with
-# `bash benchmarks/device/travel_size.sh .whl runs`):
+# `bash benchmarks/device/travel_size.sh .whl runs`; 51.1 MiB by file sizes with a stand-in of o-ch's 39.5 MB):
 #   export T0=$(date +%s); export END=540; export LEASE=2026-12-05b; export FRESH=1   # FRESH in call 1 only
 #   bash -c 'source benchmarks/device/setup.sh'; bash benchmarks/device/lease-2026-12-05b.sh go
 # with SCORE=1 (and END = the budget left - 60) in the last call; send the calls back to back in one tool block
