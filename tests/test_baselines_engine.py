@@ -1257,12 +1257,12 @@ def test_the_gauge_logs_counting_consistency_and_the_top_object_share(monkeypatc
 
     monkeypatch.setattr(inference, "sample_images",
                         lambda model, cfg, sampler, indices, **kw: np.zeros((len(indices), 128, 128, 3), np.uint8))
-    readings = {"parallel": ([1, 1, 1, 3], [True, False, False, False]),
-                "predicted": ([2, 5, 9, 5], [True, True, True, False])}
+    readings = [([1, 1, 1, 3], [True, False, False, False]),  # parallel, then predicted order
+                ([2, 5, 9, 5], [True, True, True, False])]
     calls: list = []
 
     def fake_score(images, *, reference, index, **kw):
-        objects, consistent = list(readings.values())[len(calls)]
+        objects, consistent = readings[len(calls)]
         calls.append(len(images))
         return {"accuracy": np.zeros(len(images), bool), "consistency": np.array(consistent),
                 "objects": np.array(objects)}
