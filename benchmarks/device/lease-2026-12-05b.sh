@@ -1,5 +1,7 @@
-# Lease 2026-12-05b (planned in the forty-ninth session, not run yet): Counting's capacity step, `half-s2` against
-# `small-s2` at equal images.
+# Lease 2026-12-05b (planned in the forty-ninth session): Counting's capacity step, `half-s2` against `small-s2` at
+# equal images. Ran twice: calls 1-2 in the fifty-first session (o-ch to step 6,050; its weights were lost with the
+# machine, never saved), then from scratch again as lease 2026-12-05c in the fifty-second (LEASE=2026-12-05c, this
+# script); rows in docs/baselines.md, "Counting: the capacity race, run".
 # Why: Table 2's DDPM row was recorded as missed (lease 2026-12-05a), so Counting (Table 3) takes the leases. Our
 # Counting SRMs (`small-s2`, 1.9M parameters; the paper's UNet has 76.8M) do not draw the task: their samples hold
 # blobs and no legible digit, most sequential samples are read as one object, and polygons consistency stays at
