@@ -1,7 +1,9 @@
 # Lease 2026-12-05b (planned in the forty-ninth session): Counting's capacity step, `half-s2` against `small-s2` at
-# equal images. Ran twice: calls 1-2 in the fifty-first session (o-ch to step 6,050; its weights were lost with the
-# machine, never saved), then from scratch again as lease 2026-12-05c in the fifty-second (LEASE=2026-12-05c, this
-# script); rows in docs/baselines.md, "Counting: the capacity race, run".
+# equal images. Ran once: calls 1-2 in the fifty-first session (o-ch to step 6,050; its weights were lost with the
+# machine, never saved); to run again from scratch as lease 2026-12-05c (LEASE=2026-12-05c, this script), which the
+# fifty-second and fifty-third sessions could not start (seventeen failed starts, no host); rows in docs/baselines.md,
+# "Counting: the capacity race, run". The fifty-third added GRAPH=0 / COMPILE=0 for a call too short to pay the
+# graph check and the compile (~5 minutes on a fresh host), not yet run on a device.
 # Why: Table 2's DDPM row was recorded as missed (lease 2026-12-05a), so Counting (Table 3) takes the leases. Our
 # Counting SRMs (`small-s2`, 1.9M parameters; the paper's UNet has 76.8M) do not draw the task: their samples hold
 # blobs and no legible digit, most sequential samples are read as one object, and polygons consistency stays at
@@ -56,9 +58,10 @@ train() {
   reached ch $STOP && { echo "o-ch at step $(wstep $(latest ch)): reached $STOP"; return 0; }
   [ $(left) -ge 150 ] || { echo "o-ch: $(left) s left, not started"; return 0; }
   fresh ch || return 1
-  [ "$(graph_ok 0 counting-polygons half-s2 srm 256)" = 1 ] && graph=(--cuda-graph)
+  # GRAPH=0 skips the graph check and the graph, COMPILE=0 the compile: a short call's steps start at once
+  [ "${GRAPH:-1}" = 1 ] && [ "$(graph_ok 0 counting-polygons half-s2 srm 256)" = 1 ] && graph=(--cuda-graph)
   echo "o-ch from $(init_of ch)${FRESH:+ (FRESH=$FRESH)} to step $STOP, ${graph[*]:-without the graph}"
-  TASK=counting-polygons GPUS=0 RUN=o-ch COMPILE=1 EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=srm CACHE_OUT=0 \
+  TASK=counting-polygons GPUS=0 RUN=o-ch COMPILE=${COMPILE:-1} EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=srm CACHE_OUT=0 \
     DEADLINE=$(( T0 + ${END:-540} - 45 - ${RESERVE:-0} )) bash benchmarks/device/train.sh half-s2 $(mins 60) \
     "$(init_of ch)" --seed 0 --batch-size 256 --lr 4e-4 --steps $STOP "${graph[@]}" --render-workers 12
   echo "o-ch now at step $(wstep $(latest ch)); $(left) s left"
