@@ -1,9 +1,10 @@
 # Lease 2026-12-05b (planned in the forty-ninth session): Counting's capacity step, `half-s2` against `small-s2` at
 # equal images. Ran once: calls 1-2 in the fifty-first session (o-ch to step 6,050; its weights were lost with the
-# machine, never saved); to run again from scratch as lease 2026-12-05c (LEASE=2026-12-05c, this script), which the
-# fifty-second and fifty-third sessions could not start (seventeen failed starts, no host); rows in docs/baselines.md,
-# "Counting: the capacity race, run". The fifty-third added GRAPH=0 / COMPILE=0 for a call too short to pay the
-# graph check and the compile (~5 minutes on a fresh host), not yet run on a device.
+# machine, never saved); run again from scratch as lease 2026-12-05c (LEASE=2026-12-05c, this script) after seventeen
+# failed starts in the fifty-second and fifty-third sessions: its call 1 (fifty-third, GRAPH=0 COMPILE=0, eager at
+# 5.43 steps/s) took o-ch to step 750, kept in the campaign store; later calls continue it (no FRESH), compiled and
+# under the graph. Rows in docs/baselines.md, "Counting: the capacity race, run". GRAPH=0 / COMPILE=0 are for a call
+# too short to pay a fresh host's graph check and compile (~5 minutes): eager is ahead below ~7 minutes of training.
 # Why: Table 2's DDPM row was recorded as missed (lease 2026-12-05a), so Counting (Table 3) takes the leases. Our
 # Counting SRMs (`small-s2`, 1.9M parameters; the paper's UNet has 76.8M) do not draw the task: their samples hold
 # blobs and no legible digit, most sequential samples are read as one object, and polygons consistency stays at
