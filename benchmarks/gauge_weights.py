@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import hashlib
 import sys
 import time
 
@@ -22,6 +21,8 @@ import torch
 
 from srm_bench.baselines.inference import load_denoiser
 from srm_bench.baselines.train import default_eval_splits, evaluate_model
+from srm_bench.errors import SrmBenchError
+from srm_bench.io import file_sha256
 
 FIELDS = ["weights", "sha256", "step", "images", "split", "sampler", "count", "nfe", "eta", "accuracy", "consistency",
           "top_objects", "seconds"]
@@ -39,9 +40,8 @@ def main() -> None:
     out = csv.DictWriter(sys.stdout, FIELDS)
     out.writeheader()
     for path in a.weights:
-        with open(path, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()[:12]
-        model, cfg, record = load_denoiser(path, a.device)
+        model, cfg, record = load_denoiser(path, a.device)  # a missing or foreign file: one line (SrmBenchError)
+        digest = file_sha256(path)[:12]
         t0 = time.perf_counter()
         rows = evaluate_model(model, cfg, a.device, count=a.count, splits=default_eval_splits(cfg.task),
                               budget=a.budget, eta=a.eta, batch_size=a.batch_size)
@@ -55,4 +55,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except SrmBenchError as exc:
+        raise SystemExit(str(exc)) from None
