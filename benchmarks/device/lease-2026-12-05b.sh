@@ -4,7 +4,7 @@
 # failed starts in the fifty-second and fifty-third sessions: its call 1 (fifty-third, GRAPH=0 COMPILE=0, eager at
 # 5.43 steps/s) took o-ch to step 750, kept in the campaign store; later calls continue it (no FRESH), compiled and
 # under the graph. Rows in docs/baselines.md, "Counting: the capacity race, run". GRAPH=0 / COMPILE=0 are for a call
-# too short to pay a fresh host's graph check and compile (~5 minutes): eager is ahead below ~7 minutes of training.
+# too short to pay a fresh host's graph check and compile (3-5 minutes): eager is ahead in a call under ~7-12 minutes.
 # Why: Table 2's DDPM row was recorded as missed (lease 2026-12-05a), so Counting (Table 3) takes the leases. Our
 # Counting SRMs (`small-s2`, 1.9M parameters; the paper's UNet has 76.8M) do not draw the task: their samples hold
 # blobs and no legible digit, most sequential samples are read as one object, and polygons consistency stays at
