@@ -2,9 +2,11 @@
 # equal images. Ran once: calls 1-2 in the fifty-first session (o-ch to step 6,050; its weights were lost with the
 # machine, never saved); run again from scratch as lease 2026-12-05c (LEASE=2026-12-05c, this script) after seventeen
 # failed starts in the fifty-second and fifty-third sessions: its call 1 (fifty-third, GRAPH=0 COMPILE=0, eager at
-# 5.43 steps/s) took o-ch to step 750, kept in the campaign store; later calls continue it (no FRESH), compiled and
-# under the graph. Rows in docs/baselines.md, "Counting: the capacity race, run". GRAPH=0 / COMPILE=0 are for a call
-# too short to pay a fresh host's graph check and compile (3-5 minutes): eager is ahead in a call under ~7-12 minutes.
+# 5.43 steps/s) took o-ch to step 750, kept in the campaign store; calls 2-4 (fifty-fourth, compiled and under the
+# graph, no FRESH) took it to step 9,700 (campaign 1c46ad2). Calls 5 and 6, back to back, finish the 750 steps
+# eagerly and score: END=560 GRAPH=0 COMPILE=0 SCORE=1 in both (call 6 reruns only the scoring jobs call 5 cut
+# short). Rows in docs/baselines.md, "Counting: the capacity race, run". GRAPH=0 / COMPILE=0 are for a call too short
+# to pay a fresh host's graph check and compile (3-5 minutes): eager is ahead in a call under ~7-12 minutes.
 # Why: Table 2's DDPM row was recorded as missed (lease 2026-12-05a), so Counting (Table 3) takes the leases. Our
 # Counting SRMs (`small-s2`, 1.9M parameters; the paper's UNet has 76.8M) do not draw the task: their samples hold
 # blobs and no legible digit, most sequential samples are read as one object, and polygons consistency stays at
