@@ -393,6 +393,28 @@ def test_half_s2_is_the_paper_counting_unet_at_half_width_on_the_stem() -> None:
         make_config("even-pixels", "srm", "half-s2")
 
 
+def test_paper_q_is_the_paper_counting_unet_at_quarter_width_with_the_authors_recipe() -> None:
+    """The design step after ``half-s2``: every level of the paper's Counting UNet, the 128-pixel one included (no
+    stem), at a quarter of its channels and the same channels per GroupNorm group; the authors' batch, rate, 5,000-step
+    warm-up and EMA; 128x128 in and out; other tasks are refused."""
+    from srm_bench.errors import SrmBenchError
+
+    q = make_config("counting-polygons", "srm", "paper-q")
+    paper = make_config("counting-polygons", "srm", "paper")
+    assert q.model["stem"] == 1 and q.model["channel_mult"] == paper.model["channel_mult"]
+    assert q.model["base_channels"] * 4 == paper.model["base_channels"] == 128
+    assert q.model["base_channels"] // q.model["groups"] == paper.model["base_channels"] // paper.model["groups"]
+    assert q.model["attention_resolutions"] == paper.model["attention_resolutions"]
+    assert (q.batch_size, q.lr, q.warmup_steps, q.ema_decay, q.steps) == (56, 1e-4, 5000, 0.9999, 250_000)
+    assert q.tsampling == paper.tsampling and q.loss == paper.loss
+    net = build_model(q.arch, q.model).eval()
+    assert 5.8e6 < sum(p.numel() for p in net.parameters()) < 6.0e6  # 5.90M
+    with torch.no_grad():
+        assert net(torch.randn(1, 3, 128, 128), torch.rand(1, 256)).mean.shape == (1, 3, 128, 128)
+    with pytest.raises(SrmBenchError, match="paper-q is sized for Counting"):
+        make_config("sudoku", "srm", "paper-q")
+
+
 def test_unet_s_gc_starts_as_unet_s_and_sees_image_wide_sums_of_clean_pixels() -> None:
     """The global-context variant: at initialisation it computes what ``unet-s`` computes with the
     same shared weights (its projections start at zero); once they are not zero, what it adds to
