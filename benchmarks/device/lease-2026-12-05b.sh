@@ -5,8 +5,10 @@
 # 5.43 steps/s) took o-ch to step 750, kept in the campaign store; calls 2-4 (fifty-fourth, compiled and under the
 # graph, no FRESH) took it to step 9,700 (campaign 1c46ad2). Calls 5 and 6, back to back, finish the 750 steps
 # eagerly and score: END=560 GRAPH=0 COMPILE=0 SCORE=1 in both (call 6 reruns only the scoring jobs call 5 cut
-# short). Rows in docs/baselines.md, "Counting: the capacity race, run". GRAPH=0 / COMPILE=0 are for a call too short
-# to pay a fresh host's graph check and compile (3-5 minutes): eager is ahead in a call under ~7-12 minutes.
+# short). Should capacity be the lever, o-ch continues with the same script: STOP=54700 (~14M images, the authors'
+# count) COOLDOWN=10000 (the rate decayed linearly to 0 over the last 10,000 steps), no SCORE until STOP. Rows in
+# docs/baselines.md, "Counting: the capacity race, run". GRAPH=0 / COMPILE=0 are for a call too short to pay a fresh
+# host's graph check and compile (3-5 minutes): eager is ahead in a call under ~7-12 minutes.
 # Why: Table 2's DDPM row was recorded as missed (lease 2026-12-05a), so Counting (Table 3) takes the leases. Our
 # Counting SRMs (`small-s2`, 1.9M parameters; the paper's UNet has 76.8M) do not draw the task: their samples hold
 # blobs and no legible digit, most sequential samples are read as one object, and polygons consistency stays at
@@ -66,7 +68,8 @@ train() {
   echo "o-ch from $(init_of ch)${FRESH:+ (FRESH=$FRESH)} to step $STOP, ${graph[*]:-without the graph}"
   TASK=counting-polygons GPUS=0 RUN=o-ch COMPILE=${COMPILE:-1} EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=srm CACHE_OUT=0 \
     DEADLINE=$(( T0 + ${END:-540} - 45 - ${RESERVE:-0} )) bash benchmarks/device/train.sh half-s2 $(mins 60) \
-    "$(init_of ch)" --seed 0 --batch-size 256 --lr 4e-4 --steps $STOP "${graph[@]}" --render-workers 12
+    "$(init_of ch)" --seed 0 --batch-size 256 --lr 4e-4 --steps $STOP "${graph[@]}" --render-workers 12 \
+    ${COOLDOWN:+--cooldown-steps $COOLDOWN}
   echo "o-ch now at step $(wstep $(latest ch)); $(left) s left"
   [ -e $W/o-ch/eval.csv ] && tail -4 $W/o-ch/eval.csv
 }
