@@ -83,12 +83,16 @@ def class_entropy(logits: torch.Tensor) -> torch.Tensor:
 def sample_images(model: torch.nn.Module, cfg: TrainConfig, sampler: SamplerConfig, indices: np.ndarray, *,
                   seed: int, device: str, batch_size: int = 64, given: np.ndarray | None = None,
                   known: np.ndarray | None = None, progress: bool = False,
-                  callback: Callable[[dict[str, Any]], None] | None = None) -> np.ndarray:
-    """Draw one uint8 NHWC sample per entry of ``indices`` (the per-sample seed is (seed, index)).
+                  callback: Callable[[dict[str, Any]], None] | None = None,
+                  partial: Partial | None = None) -> np.ndarray:
+    """Draw one uint8 NHWC sample per entry of ``indices`` (the per-sample seed is (seed, index), so the
+    content does not depend on ``batch_size``).
 
     Args:
         given: (N, H, W, C) uint8 clue images; ``known`` (N, P) bool given patches.
         callback: passed to the sampler for the first batch only.
+        partial: where the finished batches are kept (see :class:`Partial`): sampling starts after the
+            samples it already holds, and it is brought up to date after every batch.
 
     Raises:
         SrmBenchError: sampler knobs that do not apply (see SamplerConfig.validate).
@@ -119,7 +123,8 @@ def sample_images(model: torch.nn.Module, cfg: TrainConfig, sampler: SamplerConf
         return out
 
     out = np.empty((len(indices), size, size, ch), dtype=np.uint8)
-    for lo in tqdm(range(0, len(indices), batch_size), disable=not progress, desc="batches"):
+    start = 0 if partial is None else partial.load(out)
+    for lo in tqdm(range(start, len(indices), batch_size), disable=not progress, desc="batches"):
         idx = indices[lo:lo + batch_size]
         gens = [torch.Generator(device=dev).manual_seed(sample_seed(seed, int(i))) for i in idx]
         x = torch.stack([torch.randn((ch, size, size), generator=g, device=dev) for g in gens])
@@ -132,7 +137,51 @@ def sample_images(model: torch.nn.Module, cfg: TrainConfig, sampler: SamplerConf
                          given=g_t, known=k_t, ddpm=ddpm, callback=callback if lo == 0 else None,
                          disable=not progress)
         out[lo:lo + len(idx)] = ((res + 1.0) * 127.5).round().clamp(0, 255).to(torch.uint8).permute(0, 2, 3, 1).cpu().numpy()
+        if partial is not None and lo + len(idx) < len(indices):
+            partial.save(out, lo + len(idx))
     return out
+
+
+class Partial:
+    """The finished batches of an interrupted ``sample_checkpoint``, kept next to its output as
+    ``OUT.partial.npz`` (written to a temporary file, then renamed), so that the same command run again
+    samples only what is left. ``key`` names everything the samples depend on (weights, sampler, seed,
+    indices, puzzles, device type); a file whose key differs is refused rather than mixed in."""
+
+    def __init__(self, path: Path, key: dict[str, Any]) -> None:
+        import json
+
+        self.path, self.key = path, json.dumps(key, sort_keys=True)
+        self.wall_s = 0.0  # the sampling time of the earlier runs (load), added to this one's
+        self.t0 = time.perf_counter()
+
+    def load(self, out: np.ndarray) -> int:
+        """Copy the kept samples into ``out``; returns how many there are (0 without a file)."""
+        if not self.path.exists():
+            return 0
+        try:
+            with np.load(self.path) as z:
+                key, done, wall = str(z["key"]), int(z["done"]), float(z["wall_s"])
+                images = z["images"]
+        except (OSError, ValueError, KeyError) as exc:
+            raise SrmBenchError(f"{self.path}: unreadable ({exc}); delete it to sample from the start") from exc
+        if key != self.key or images.shape != out.shape or not 0 < done < len(out):
+            raise SrmBenchError(f"{self.path}: holds samples of another command (weights, sampler, seed, count or "
+                                "device differ); delete it, or rerun the command that left it")
+        out[:done] = images[:done]
+        self.wall_s = wall
+        log.info("continuing from %s: %d of %d samples already drawn", self.path, done, len(out))
+        return done
+
+    def save(self, out: np.ndarray, done: int) -> None:
+        tmp = self.path.with_name(self.path.name + f".tmp-{os.getpid()}")
+        with open(tmp, "wb") as f:
+            np.savez(f, key=np.array(self.key), done=np.array(done), images=out,
+                     wall_s=np.array(self.wall_s + time.perf_counter() - self.t0))
+        os.replace(tmp, self.path)
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)
 
 
 PANELS = ("sample", "x0-hat", "noise level", "uncertainty")
@@ -325,9 +374,17 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
         for cb in callbacks:
             cb(info)
 
+    checkpoint_sha = file_sha256(checkpoint)
+    partial = None
+    if not callbacks and len(indices) > batch_size:  # several batches: keep the finished ones (a rerun continues)
+        partial = Partial(out.with_name(out.name + ".partial.npz"), {
+            "checkpoint_sha256": checkpoint_sha, "sampler": sampler.to_dict(), "seed": seed,
+            "count": len(indices), "split": split, "dataset_sha256": dataset_sha, "ema": ema,
+            "device": torch.device(device).type})
     images = sample_images(model, cfg, sampler, indices, seed=seed, device=device, batch_size=batch_size,
-                           given=given, known=known, progress=progress, callback=callback if callbacks else None)
-    wall = time.perf_counter() - t0
+                           given=given, known=known, progress=progress, callback=callback if callbacks else None,
+                           partial=partial)
+    wall = time.perf_counter() - t0 + (0.0 if partial is None else partial.wall_s)
     n_params = sum(p.numel() for p in model.parameters())
     rec = state.get("record") or state  # the training record (checkpoints of this version, weights files)
     model_ref = {
@@ -356,10 +413,12 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
                                         float(state.get("wall_s", 0.0)) * int(state.get("world_size", 1)) / 3600, 4),
                      "images": int(rec.get("images", int(state["step"]) * cfg.batch_size)),
                      "device": state.get("device"), "dataset_sha256": state.get("dataset_sha256", state.get("data")),
-                     "checkpoint_sha256": file_sha256(checkpoint)},
+                     "checkpoint_sha256": checkpoint_sha},
     }
     write_samples(out, images, task=cfg.task, split=split, dataset_sha256=dataset_sha, index=indices,
                   model=model_ref, overwrite=overwrite)
+    if partial is not None:
+        partial.remove()
     log.info("wrote %d samples to %s in %.1f s", len(images), out, wall)
     if animator is not None:
         log.info("wrote the animation %s", animator.save())

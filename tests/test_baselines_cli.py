@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from srm_bench.baselines.presets import make_config, with_overrides
@@ -227,3 +228,39 @@ def test_sequential_mix_trains_continues_and_is_named_in_the_samples(tmp_path, c
                        "--parallel-mix", "0.5", "--device", "cpu"], capsys)
     assert code == 0
     assert load_checkpoint(tmp_path / "pm" / "last.pt")["config"]["tsampling"]["parallel_mix"] == 0.5
+
+
+def test_an_interrupted_sample_continues_where_it_stopped_and_refuses_another_commands_batches(
+        checkpoints, tmp_path, monkeypatch, capsys) -> None:
+    from srm_bench.baselines import inference
+    from srm_bench.baselines.schedules import SamplerConfig
+    from srm_bench.registry import get_task
+    from srm_bench.samples import read_samples
+
+    cfg = SamplerConfig(name="parallel", steps=4)
+    whole = inference.sample_checkpoint(checkpoints["srm"], cfg, tmp_path / "whole.h5", count=5, batch_size=2,
+                                        device="cpu")
+    real, calls = inference.sample, []
+
+    def sample_then_stop(*args, **kwargs):
+        calls.append(len(args[1]))
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # stopped during the third batch
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(inference, "sample", sample_then_stop)
+    out = tmp_path / "s.h5"
+    with pytest.raises(KeyboardInterrupt):
+        inference.sample_checkpoint(checkpoints["srm"], cfg, out, count=5, batch_size=2, device="cpu")
+    partial = tmp_path / "s.h5.partial.npz"
+    assert not out.exists() and partial.exists()
+    # another seed's command refuses the kept batches, through the CLI in one line
+    code, err = run_cli(["sample", str(checkpoints["srm"]), "-n", "5", "--batch-size", "2", "--steps", "4",
+                         "--sampler", "parallel", "--seed", "1", "--device", "cpu", "-o", str(out)], capsys)
+    assert code == 1 and err.count("\n") == 1 and "holds samples of another command" in err and not out.exists()
+    calls.clear()
+    inference.sample_checkpoint(checkpoints["srm"], cfg, out, count=5, batch_size=2, device="cpu")
+    assert calls == [1]  # only the last sample was drawn again
+    assert not partial.exists()
+    first, second = (read_samples(p, lambda attrs: get_task(attrs["task"])) for p in (whole, out))
+    assert np.array_equal(first.images, second.images)
