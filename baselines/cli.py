@@ -262,7 +262,10 @@ def sample(ctx: click.Context, checkpoint: Path | None, pretrained: str | None, 
            device: str | None, ema: bool, task: str | None, preset: str | None, name: str | None, frames: Path | None,
            frame_every: int, animate: Path | None,
            out: Path) -> None:
-    """Sample a trained baseline; 'srm-bench evaluate OUT' scores the file."""
+    """Sample a trained baseline; 'srm-bench evaluate OUT' scores the file.
+
+    In several batches, the finished ones are kept in OUT.partial.npz until OUT is written: after an
+    interruption, the same command draws only the samples left (samples are seeded per index)."""
     from srm_bench.errors import SrmBenchError
 
     from .inference import sample_checkpoint
