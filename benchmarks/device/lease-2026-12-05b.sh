@@ -9,6 +9,10 @@
 # count) COOLDOWN=10000 (the rate decayed linearly to 0 over the last 10,000 steps), no SCORE until STOP. Rows in
 # docs/baselines.md, "Counting: the capacity race, run". GRAPH=0 / COMPILE=0 are for a call too short to pay a fresh
 # host's graph check and compile (3-5 minutes): eager is ahead in a call under ~7-12 minutes.
+# Amended in the fifty-fifth session (nine failed host starts, no call ran): the next scoring call scores o-ch at step
+# 9,700 (STOP=9700 END=570 GRAPH=0 COMPILE=0 SCORE=1 EVAL_PER_GPU=1 BATCH=125, twice back to back), without the last 750
+# steps. A pass with fewer images than the control's decides for capacity; a miss is not final until the 750 steps are
+# trained and the rows drawn again at 2.68M images, as registered below.
 # Why: Table 2's DDPM row was recorded as missed (lease 2026-12-05a), so Counting (Table 3) takes the leases. Our
 # Counting SRMs (`small-s2`, 1.9M parameters; the paper's UNet has 76.8M) do not draw the task: their samples hold
 # blobs and no legible digit, most sequential samples are read as one object, and polygons consistency stays at
