@@ -351,3 +351,51 @@ def test_travel_size_counts_the_tree_and_the_carried_paths(tmp_path: Path) -> No
     over = subprocess.run(["bash", str(script), "runs"], cwd=repo, capture_output=True, text=True)
     assert over.returncode == 1 and over.stdout.startswith("4 files:") and "over the device's 64 MiB" in over.stdout
     assert "runs/big.bin" in over.stdout
+
+
+def test_eval_sh_continues_a_scoring_job_cut_short(tmp_path: Path) -> None:
+    """benchmarks/device/eval.sh names a job's samples file by its settings, so that a rerun on the same host hands
+    `srm-bench sample` the same OUT (whose OUT.partial.npz it continues), scores a samples file that was written
+    before its scoring was cut, and skips a job once scored (fifty-fifth session)."""
+    root, bin_dir, log = tmp_path / "tmp", tmp_path / "bin", tmp_path / "calls.log"
+    bin_dir.mkdir()
+    for tool in ("python3", "nvidia-smi"):
+        (bin_dir / tool).write_text("#!/bin/bash\nexit 0\n")
+        (bin_dir / tool).chmod(0o755)
+    # sample: the first call is cut after a batch (leaves OUT.partial.npz), a rerun finishes OUT;
+    # evaluate: fails while tmp_path/eval-fails exists
+    (bin_dir / "srm-bench").write_text(f"""#!/bin/bash
+echo "$*" >> {log}
+if [ "$2" = sample ]; then
+  out=${{@: -1}}
+  [ -e "$out.partial.npz" ] && {{ touch "$out"; exit 0; }}
+  touch "$out.partial.npz"; exit 1
+fi
+[ -e {tmp_path}/eval-fails ] && exit 1
+echo '{{"metrics": {{}}}}'
+""")
+    (bin_dir / "srm-bench").chmod(0o755)
+    weights = tmp_path / "w.safetensors"
+    weights.write_bytes(b"weights")
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SETUP_TMP": str(root), "BATCH": "125"}
+
+    def run() -> tuple[int, list[str]]:
+        log.write_text("")
+        done = subprocess.run(["bash", "benchmarks/device/eval.sh", str(weights), str(tmp_path / "res"), ":predicted"],
+                              cwd=REPO, env=env, capture_output=True, text=True)
+        return done.returncode, log.read_text().splitlines()
+
+    code, calls = run()
+    assert code == 1 and len(calls) == 1 and "--batch-size 125" in calls[0] and "--order predicted" in calls[0]
+    first_out = calls[0].split()[-1]
+    assert Path(first_out + ".partial.npz").exists()
+    (tmp_path / "eval-fails").write_text("")
+    code, calls = run()  # continues the same OUT, then its scoring is cut
+    assert code == 1 and calls[0].split()[-1] == first_out and calls[1].split()[:3] == ["-q", "evaluate", first_out]
+    assert Path(first_out).exists()
+    (tmp_path / "eval-fails").unlink()
+    code, calls = run()  # scores the written samples without sampling again
+    assert code == 0 and [c.split()[1] for c in calls] == ["evaluate"]
+    assert not Path(first_out).exists() and len(list((tmp_path / "res").glob(".done-*"))) == 1
+    code, calls = run()
+    assert code == 0 and calls == []

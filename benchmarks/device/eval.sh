@@ -32,7 +32,7 @@ for job in "$@"; do
   [ -e $mark ] && { echo "$job: scored already (mark $mark)"; continue; }
   # one samples file per job and settings, the same in a rerun: a job cut short left its finished batches in
   # $h5.partial.npz (BATCH samples each), and the rerun continues from them (or scores $h5, if it was written)
-  h5=/tmp/samples-${mark#$res/.done-}.h5; last=$res/last-$$-$split-$s-$overlap.json
+  h5=$S/samples-${mark#$res/.done-}.h5; last=$res/last-$$-$split-$s-$overlap.json
   t0=$(date +%s)
   { [ -e $h5 ] || srm-bench -q sample "$w" "${a[@]}" --steps ${NFE:-1000} --eta ${ETA:-1} -n ${N:-500} --seed ${SEED:-0} \
       --batch-size ${BATCH:-${N:-500}} --device ${DEVICE:-cuda} -o $h5; } \
