@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+import zipfile
 from pathlib import Path
 from typing import Any, Callable
 
@@ -163,7 +164,7 @@ class Partial:
             with np.load(self.path) as z:
                 key, done, wall = str(z["key"]), int(z["done"]), float(z["wall_s"])
                 images = z["images"]
-        except (OSError, ValueError, KeyError) as exc:
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:  # a file cut while written
             raise SrmBenchError(f"{self.path}: unreadable ({exc}); delete it to sample from the start") from exc
         if key != self.key or images.shape != out.shape or not 0 < done < len(out):
             raise SrmBenchError(f"{self.path}: holds samples of another command (weights, sampler, seed, count or "

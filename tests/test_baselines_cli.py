@@ -258,6 +258,12 @@ def test_an_interrupted_sample_continues_where_it_stopped_and_refuses_another_co
     code, err = run_cli(["sample", str(checkpoints["srm"]), "-n", "5", "--batch-size", "2", "--steps", "4",
                          "--sampler", "parallel", "--seed", "1", "--device", "cpu", "-o", str(out)], capsys)
     assert code == 1 and err.count("\n") == 1 and "holds samples of another command" in err and not out.exists()
+    kept = partial.read_bytes()
+    partial.write_bytes(kept[:len(kept) // 2])  # cut while it was written: one line, not a traceback
+    code, err = run_cli(["sample", str(checkpoints["srm"]), "-n", "5", "--batch-size", "2", "--steps", "4",
+                         "--sampler", "parallel", "--device", "cpu", "-o", str(out)], capsys)
+    assert code == 1 and err.count("\n") == 1 and "unreadable" in err and "delete it" in err
+    partial.write_bytes(kept)
     calls.clear()
     inference.sample_checkpoint(checkpoints["srm"], cfg, out, count=5, batch_size=2, device="cpu")
     assert calls == [1]  # only the last sample was drawn again
