@@ -131,7 +131,7 @@ def _interrupted() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not print a trace from the shutdown
-    click.echo("interrupted; what was saved is kept (finished shards, checkpoints): run the same command again to resume", err=True)
+    click.echo("interrupted; what was saved is kept (finished shards, sample batches, checkpoints): run the same command again to resume", err=True)
     sys.exit(130)
 
 
