@@ -59,43 +59,5 @@
 # right samplers (they ran past the call's clock on two CPU cores; one of them run alone wrote its result).
 source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
-R=/tmp/results; W=/tmp/runs
-L=/tmp/lease-05b; mkdir -p $L; rm -f $L/call-*
-STOP=${STOP:-10450}
-train() {
-  local graph=()
-  reached ch $STOP && { echo "o-ch at step $(wstep $(latest ch)): reached $STOP"; return 0; }
-  [ $(left) -ge 150 ] || { echo "o-ch: $(left) s left, not started"; return 0; }
-  fresh ch || return 1
-  # GRAPH=0 skips the graph check and the graph, COMPILE=0 the compile: a short call's steps start at once
-  [ "${GRAPH:-1}" = 1 ] && [ "$(graph_ok 0 counting-polygons half-s2 srm 256)" = 1 ] && graph=(--cuda-graph)
-  echo "o-ch from $(init_of ch)${FRESH:+ (FRESH=$FRESH)} to step $STOP, ${graph[*]:-without the graph}"
-  TASK=counting-polygons GPUS=0 RUN=o-ch COMPILE=${COMPILE:-1} EVAL_EVERY=2000 EVAL_BUDGET=256 BASELINE=srm CACHE_OUT=0 \
-    DEADLINE=$(( T0 + ${END:-540} - 45 - ${RESERVE:-0} )) bash benchmarks/device/train.sh half-s2 $(mins 60) \
-    "$(init_of ch)" --seed 0 --batch-size 256 --lr 4e-4 --steps $STOP "${graph[@]}" --render-workers 12 \
-    ${COOLDOWN:+--cooldown-steps $COOLDOWN}
-  echo "o-ch now at step $(wstep $(latest ch)); $(left) s left"
-  [ -e $W/o-ch/eval.csv ] && tail -4 $W/o-ch/eval.csv
-}
-score_job() {  # J GPU: the J-th sampler of o-ch's rows
-  local jobs=(:predicted :parallel :predicted@0.95)  # the decision's row first
-  GPU=$2 timeout $(left) bash benchmarks/device/eval.sh $(latest ch) $R/count-half ${jobs[$1]}
-}
-score() {
-  reached ch $STOP || { echo "o-ch at step $(wstep $(latest ch)) of $STOP: not scored yet"; return 1; }
-  EVAL_PER_GPU=${EVAL_PER_GPU:-3} deal_each score_job 3 0  # EVAL_PER_GPU=1: one job after another
-}
-case ${1:-} in
-go)
-  mkdir -p $R
-  [ "${SCORE:-0}" = 1 ] && RESERVE=${RESERVE:-240}  # the three scoring jobs' ~3-4 minutes kept free of training
-  train > $L/call-train 2>&1
-  [ "${SCORE:-0}" = 1 ] && once count-half-score score > $L/call-score 2>&1
-  for f in call-train call-score; do
-    [ -s $L/$f ] && { echo "== $f"; grep -v -i warn $L/$f; }
-  done > $OUT/lease.txt
-  cat $OUT/lease.txt
-  ;;
-*) echo "usage: $0 go" >&2; exit 2;;
-esac
-bash benchmarks/device/collect.sh
+R=/tmp/results L=/tmp/lease-05b STOP=${STOP:-10450}
+count_lease "${1:-}" ch half-s2 256 4e-4 2000 /tmp/results/count-half  # lease.sh: count_go

@@ -43,6 +43,12 @@
 #                name srm-unet-unet-s-g16-gc-SUFFIX, into $R/ep-race), two at once on every GPU
 #   ep_job W RES J GPU   EP_JOBS[J] of the weights W into the results folder RES on GPU (a lease script wraps it
 #                as `F J GPU` for deal)
+#   count_go N PRESET BATCH LR EVAL_EVERY RES   one call of a Counting Polygons SRM run o-N on GPU 0 (leases
+#                2026-12-05b/c, 2026-12-07): trains it to STOP from its carried weights (FRESH=1: from scratch), seed 0,
+#                compiled unless COMPILE=0, under --cuda-graph once graph_ok passed unless GRAPH=0, COOLDOWN passed as
+#                --cooldown-steps; with SCORE=1 (RESERVE, 240 s, kept free of training) then its 500-image rows at
+#                1000 NFE into RES: predicted order, parallel, predicted order + overlap 0.95, EVAL_PER_GPU (3) at once;
+#                the call's lines in $OUT/lease.txt; count_lease ACTION ... is a lease script's body around it
 T0=${T0:-$(date +%s)}
 NGPU=$(nvidia-smi -L | wc -l)
 left() { echo $(( ${END:-560} - ($(date +%s) - T0) )); }
@@ -170,4 +176,44 @@ race_judge() {
 EP_RESULT=leaderboard/results/baselines/even-pixels-2026-11-29i/even-pixels-test-srm-unet-unet-s-g16-gc-seqmix1-ov0.95-comp0.5-anneal2-20261129T120443Z-c1b02dd8312e.json
 reproduce_ep() {
   CUDA_VISIBLE_DEVICES=$1 timeout $(( $(left) < 240 ? $(left) : 240 )) srm-bench reproduce $EP_RESULT --device cuda
+}
+count_train() {  # N PRESET BATCH LR EVAL_EVERY
+  local graph=()
+  reached $1 $STOP && { echo "o-$1 at step $(wstep $(latest $1)): reached $STOP"; return 0; }
+  [ $(left) -ge 150 ] || { echo "o-$1: $(left) s left, not started"; return 0; }
+  fresh $1 || return 1
+  # GRAPH=0 skips the graph check and the graph, COMPILE=0 the compile: a short call's steps start at once
+  [ "${GRAPH:-1}" = 1 ] && [ "$(graph_ok 0 counting-polygons $2 srm $3)" = 1 ] && graph=(--cuda-graph)
+  echo "o-$1 from $(init_of $1)${FRESH:+ (FRESH=$FRESH)} to step $STOP, ${graph[*]:-without the graph}"
+  TASK=counting-polygons GPUS=0 RUN=o-$1 COMPILE=${COMPILE:-1} EVAL_EVERY=$5 EVAL_BUDGET=256 BASELINE=srm CACHE_OUT=0 \
+    DEADLINE=$(( T0 + ${END:-560} - 45 - ${RESERVE:-0} )) bash benchmarks/device/train.sh $2 $(mins 60) \
+    "$(init_of $1)" --seed 0 --batch-size $3 --lr $4 --steps $STOP "${graph[@]}" --render-workers 12 \
+    ${COOLDOWN:+--cooldown-steps $COOLDOWN}
+  echo "o-$1 now at step $(wstep $(latest $1)); $(left) s left"
+  [ -e /tmp/runs/o-$1/eval.csv ] && tail -4 /tmp/runs/o-$1/eval.csv
+}
+COUNT_JOBS=(:predicted :parallel :predicted@0.95)  # the decisions' row first
+count_job() {  # J GPU, for deal: COUNT_JOBS[J] of o-$COUNT_RUN into $COUNT_RES
+  GPU=$2 timeout $(left) bash benchmarks/device/eval.sh $(latest $COUNT_RUN) $COUNT_RES ${COUNT_JOBS[$1]}
+}
+count_score() {
+  reached $COUNT_RUN $STOP || { echo "o-$COUNT_RUN at step $(wstep $(latest $COUNT_RUN)) of $STOP: not scored yet"; return 1; }
+  EVAL_PER_GPU=${EVAL_PER_GPU:-3} deal_each count_job ${#COUNT_JOBS[@]} 0  # EVAL_PER_GPU=1: one job after another
+}
+count_go() {  # N PRESET BATCH LR EVAL_EVERY RES
+  local f
+  COUNT_RUN=$1 COUNT_RES=$6
+  mkdir -p $R $L; rm -f $L/call-*
+  [ "${SCORE:-0}" = 1 ] && RESERVE=${RESERVE:-240}  # the scoring jobs' minutes kept free of training
+  count_train "${@:1:5}" > $L/call-train 2>&1
+  [ "${SCORE:-0}" = 1 ] && once $(basename $6)-score count_score > $L/call-score 2>&1
+  for f in call-train call-score; do
+    [ -s $L/$f ] && { echo "== $f"; grep -v -i warn $L/$f; }
+  done > $OUT/lease.txt
+  cat $OUT/lease.txt
+}
+count_lease() {  # ACTION N PRESET BATCH LR EVAL_EVERY RES: a lease script's whole body (ACTION: go), then collect.sh
+  [ "${1:-}" = go ] || { echo "usage: $0 go" >&2; exit 2; }
+  shift; count_go "$@"
+  bash benchmarks/device/collect.sh
 }
