@@ -3,6 +3,7 @@
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -150,8 +151,6 @@ class Partial:
     indices, puzzles, device type); a file whose key differs is refused rather than mixed in."""
 
     def __init__(self, path: Path, key: dict[str, Any]) -> None:
-        import json
-
         self.path, self.key = path, json.dumps(key, sort_keys=True)
         self.wall_s = 0.0  # the sampling time of the earlier runs (load), added to this one's
         self.t0 = time.perf_counter()
@@ -166,7 +165,7 @@ class Partial:
                 images = z["images"]
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:  # a file cut while written
             raise SrmBenchError(f"{self.path}: unreadable ({exc}); delete it to sample from the start") from exc
-        if key != self.key or images.shape != out.shape or not 0 < done < len(out):
+        if key != self.key or images.shape != (done, *out.shape[1:]) or not 0 < done < len(out):
             raise SrmBenchError(f"{self.path}: holds samples of another command (weights, sampler, seed, count or "
                                 "device differ); delete it, or rerun the command that left it")
         out[:done] = images[:done]
@@ -177,7 +176,7 @@ class Partial:
     def save(self, out: np.ndarray, done: int) -> None:
         tmp = self.path.with_name(self.path.name + f".tmp-{os.getpid()}")
         with open(tmp, "wb") as f:
-            np.savez(f, key=np.array(self.key), done=np.array(done), images=out,
+            np.savez(f, key=np.array(self.key), done=np.array(done), images=out[:done],
                      wall_s=np.array(self.wall_s + time.perf_counter() - self.t0))
         os.replace(tmp, self.path)
 
