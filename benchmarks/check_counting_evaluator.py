@@ -13,6 +13,9 @@ Then floors (``--floor-n``): what images that do not show the task score, i.e. w
 accuracy must beat to mean anything: uniform pixel noise, the test images with their 8x8
 patches shuffled (every patch of a true image, in the wrong places), and the test images
 blurred by 3 px (the shapes left as blobs, the digits unreadable).
+The floor "the numbers left out" draws the test images' objects as they are and no digits (the
+two numbers at size 0): the score of a sample that draws the objects right and no numbers, as the
+parallel samplers' images of our SRMs do (docs/baselines.md, fifty-sixth session).
 Each line also gives ``objects``: the share of images whose object count the classifier reads
 as the number drawn, i.e. whether its count (the collapse warning's input) survives the change;
 on the noise and shuffled floors, where nothing is drawn whole, it is printed for completeness.
@@ -51,6 +54,12 @@ def main() -> None:
         got = ev.classify(shape, gen.render(config, {}, changed), device=args.device)
         print(f"counting-{shape:8s} same images, one digit changed  accuracy {got['accuracy'].mean():.3f}  "
               f"consistency {got['consistency'].mean():.3f}  objects {(got['objects'] == n_drawn).mean():.3f}")
+        # floor: what a sample that draws the objects and not the numbers scores (no training image lacks them)
+        got = ev.classify(shape, gen.render(config, {}, without_numbers(items)), device=args.device)
+        shift = np.bincount(np.clip(got["objects"] - n_drawn + 2, 0, 4), minlength=5) / len(n_drawn)
+        print(f"counting-{shape:8s} {'floor: the numbers left out':32s} accuracy {got['accuracy'].mean():.3f}  "
+              f"consistency {got['consistency'].mean():.3f}  objects {(got['objects'] == n_drawn).mean():.3f}  "
+              f"(read - drawn <=-2/-1/0/+1/>=+2: {' / '.join(f'{v:.3f}' for v in shift)})")
         for n, variants, label in ((args.robust_n, degraded, ""), (args.floor_n, floors, "floor: ")):
             if not n:
                 continue
@@ -59,6 +68,14 @@ def main() -> None:
                 got = ev.classify(shape, images, device=args.device)
                 print(f"counting-{shape:8s} {label + name:32s} accuracy {got['accuracy'].mean():.3f}  "
                       f"consistency {got['consistency'].mean():.3f}  objects {(got['objects'] == n_drawn[:n]).mean():.3f}")
+
+
+def without_numbers(items: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A copy of generator ``items`` whose two numbers are drawn at size 0: the objects render as
+    before, and where each digit was at most one faint pixel is left (coverage <= 16/255)."""
+    bare = {k: v.copy() for k, v in items.items()}
+    bare["number_radius"][:] = 0
+    return bare
 
 
 def degraded(images: np.ndarray):

@@ -508,6 +508,34 @@ def test_evaluator_floor_shuffles_whole_patches() -> None:
     assert floors["uniform pixel noise"].shape == images.shape
 
 
+def test_evaluator_floor_without_numbers_keeps_the_objects_and_drops_the_digits() -> None:
+    """The 'numbers left out' floor: the mask is the full one outside the two digit discs, and
+    inside them the digits' coverage is gone (a faint dot of <= 16/255 at most)."""
+    import importlib.util
+
+    from srm_bench.generators.counting import POLYGONS, render_mask
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "check_counting_evaluator.py"
+    spec = importlib.util.spec_from_file_location("check_counting_evaluator", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    items = POLYGONS.generate_items(POLYGONS.make_config("test", 0), {}, 0, 12)
+    bare = mod.without_numbers(items)
+    assert (items["number_radius"] > 0).all()  # the copy, not the items, loses its numbers
+    yy, xx = np.mgrid[0:128, 0:128] + 0.5
+    for i in range(12):
+        full, mask = render_mask("polygons", items, i).astype(int), render_mask("polygons", bare, i).astype(int)
+        near = np.zeros((128, 128), bool)
+        for j in range(2):
+            cx, cy = items["number_xy"][i, j] * 128
+            near |= (xx - cx) ** 2 + (yy - cy) ** 2 <= (items["number_radius"][i, j] * 128 + 2) ** 2
+        assert np.array_equal(full[~near], mask[~near])  # every object pixel as before
+        removed = full - mask
+        assert removed.sum() > 255 * 20 and removed.min() >= -16  # the digits' ink gone, nothing drawn instead
+        assert mask[removed > 0].max() <= 16
+
+
 def test_collapse_note_names_the_count_and_where_the_accuracy_is() -> None:
     # 60 of 100 samples show one object, the accurate ones split 12 among them and 3 among the rest
     objects = np.array([1] * 60 + [2, 3, 4, 5, 6, 7, 8, 9] * 5)
