@@ -14,8 +14,9 @@ accuracy must beat to mean anything: uniform pixel noise, the test images with t
 patches shuffled (every patch of a true image, in the wrong places), and the test images
 blurred by 3 px (the shapes left as blobs, the digits unreadable).
 The floor "the numbers left out" draws the test images' objects as they are and no digits (the
-two numbers at size 0): the score of a sample that draws the objects right and no numbers, as the
-parallel samplers' images of our SRMs do (docs/baselines.md, fifty-sixth session).
+two numbers at size 0): the score of a sample that draws the objects right and no numbers, as four
+parallel samples of our SRM o-ch did (docs/baselines.md, fifty-sixth session). It runs on the --n
+images whatever --floor-n says.
 Each line also gives ``objects``: the share of images whose object count the classifier reads
 as the number drawn, i.e. whether its count (the collapse warning's input) survives the change;
 on the noise and shuffled floors, where nothing is drawn whole, it is printed for completeness.
