@@ -484,9 +484,8 @@ def test_init_starts_from_the_given_weights(tmp_path: Path) -> None:
         tc.train_classifier("stars", **_TINY, init=bad)
 
 
-def test_evaluator_floor_shuffles_whole_patches() -> None:
-    """The 'patches shuffled' floor of benchmarks/check_counting_evaluator.py keeps every 8x8
-    patch of each image (as a multiset) and only moves them."""
+def _check_script():
+    """benchmarks/check_counting_evaluator.py as a module (its floors are tested here)."""
     import importlib.util
 
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "check_counting_evaluator.py"
@@ -494,6 +493,13 @@ def test_evaluator_floor_shuffles_whole_patches() -> None:
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    return mod
+
+
+def test_evaluator_floor_shuffles_whole_patches() -> None:
+    """The 'patches shuffled' floor of benchmarks/check_counting_evaluator.py keeps every 8x8
+    patch of each image (as a multiset) and only moves them."""
+    mod = _check_script()
     images = np.random.default_rng(1).integers(0, 256, (3, 32, 24, 3), dtype=np.uint8)
     floors = dict(mod.floors(images))
     shuffled = floors["8x8 patches shuffled"]
@@ -511,15 +517,9 @@ def test_evaluator_floor_shuffles_whole_patches() -> None:
 def test_evaluator_floor_without_numbers_keeps_the_objects_and_drops_the_digits() -> None:
     """The 'numbers left out' floor: the mask is the full one outside the two digit discs, and
     inside them the digits' coverage is gone (a faint dot of <= 16/255 at most)."""
-    import importlib.util
-
     from srm_bench.generators.counting import POLYGONS, render_mask
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "check_counting_evaluator.py"
-    spec = importlib.util.spec_from_file_location("check_counting_evaluator", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _check_script()
     items = POLYGONS.generate_items(POLYGONS.make_config("test", 0), {}, 0, 12)
     bare = mod.without_numbers(items)
     assert (items["number_radius"] > 0).all()  # the copy, not the items, loses its numbers

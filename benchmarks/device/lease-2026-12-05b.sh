@@ -6,7 +6,8 @@
 # graph, no FRESH) took it to step 9,700 (campaign 1c46ad2). Calls 5 and 6, back to back, finish the 750 steps
 # eagerly and score: END=560 GRAPH=0 COMPILE=0 SCORE=1 in both (call 6 reruns only the scoring jobs call 5 cut
 # short; EVAL_PER_GPU=1 runs them one after another, so that a call cut short keeps the jobs it finished). Should
-# capacity be the lever, o-ch continues with the same script: STOP=54700 (~14M images, the authors' count) COOLDOWN=10000 (the rate decayed linearly to 0 over the last 10,000 steps), no SCORE until STOP. Rows in
+# capacity be the lever, o-ch continues with the same script: STOP=54700 (~14M images, the authors' count)
+# COOLDOWN=10000 (the rate decayed linearly to 0 over the last 10,000 steps), no SCORE until STOP. Rows in
 # docs/baselines.md, "Counting: the capacity race, run". GRAPH=0 / COMPILE=0 are for a call too short to pay a fresh
 # host's graph check and compile (3-5 minutes): eager is ahead in a call under ~7-12 minutes.
 # Amended in the fifty-fifth session (nine failed host starts, no call ran): the next scoring call scores o-ch at step
