@@ -14,6 +14,8 @@
 # 9,700 (STOP=9700 END=570 GRAPH=0 COMPILE=0 SCORE=1 EVAL_PER_GPU=1 BATCH=125, twice back to back), without the last 750
 # steps. A pass with fewer images than the control's decides for capacity; a miss is not final until the 750 steps are
 # trained and the rows drawn again at 2.68M images, as registered below.
+# Decided in the fifty-seventh session (call 5, the rows at 2.48M): capacity is the lever by the parallel branch
+# (consistency 0.590, no object count above 22%); o-ch continues to STOP=54700 COOLDOWN=10000 (calls 7-8: to 13,750).
 # Why: Table 2's DDPM row was recorded as missed (lease 2026-12-05a), so Counting (Table 3) takes the leases. Our
 # Counting SRMs (`small-s2`, 1.9M parameters; the paper's UNet has 76.8M) do not draw the task: their samples hold
 # blobs and no legible digit, most sequential samples are read as one object, and polygons consistency stays at
