@@ -2,10 +2,18 @@
 
 Heads (one shared trunk):
 
-- ``pair``: the unordered pair of digits shown, 45 classes {a <= b} of 1-9;
-- ``objects``: the number of objects, 1-9;
+- ``pair``: the unordered pair of digits shown, 45 classes {a <= b} of 1-9, and in an open-set
+  model (evaluator version 3) a 46th, "no pair": one number or both not drawn;
+- ``objects``: the number of objects, 1-9, and in an open-set model a class for none;
 - ``vertices``: which vertex counts occur among the objects (multi-label, one sigmoid per
   count in the task's range: polygons 3-7, stars 2-9).
+
+A closed-set model (version 2) must name a pair and a count for every image, so a sample that
+draws the objects and no numbers is still read as some pair, and scored accurate when the guess
+fits (benchmarks/check_counting_evaluator.py, "the numbers left out": 12.4% on polygons). An
+open-set model reads such a sample as "no pair" (digits 0, 0 in the per-sample file) and an
+image with no object as 0 objects; neither can meet the rule. Which one a weights file holds is
+told by its head sizes and recorded in its pin (``open_set``).
 
 Per image, both readings side by side (as Even Pixels reports the paper's and a strict metric):
 
@@ -50,6 +58,7 @@ WIDTH = 24  # channels of the stem; the ResNet-50 stages have 4 x (1, 2, 4, 8) x
 LAYERS = (3, 4, 6, 3)
 PAIRS = [(a, b) for a in range(1, 10) for b in range(a, 10)]
 PAIR_INDEX = {p: i for i, p in enumerate(PAIRS)}
+NO_PAIR = len(PAIRS)  # the open-set pair head's class for "one number or both not drawn", read as digits (0, 0)
 MEAN, STD = 0.5, 0.25
 
 
@@ -62,11 +71,12 @@ def pair_index(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------------- model
 
-def build_model(n_vertex_classes: int, width: int = WIDTH, layers: tuple[int, ...] = LAYERS):
+def build_model(n_vertex_classes: int, width: int = WIDTH, layers: tuple[int, ...] = LAYERS, open_set: bool = False):
     """The classifier: a ResNet-50-layout trunk of torchvision Bottleneck blocks and three heads.
 
     The stem is one 3x3 stride-2 convolution (no max-pool): the inputs are only 128 pixels
-    wide and the stars' spikes are about one pixel thin.
+    wide and the stars' spikes are about one pixel thin. ``open_set`` adds the "no pair" class
+    to the pair head and a class for no object (its first) to the objects head.
     """
     import torch
     from torch import nn
@@ -87,8 +97,8 @@ def build_model(n_vertex_classes: int, width: int = WIDTH, layers: tuple[int, ..
                 stages.append(nn.Sequential(*stage))
             self.stages = nn.Sequential(*stages)
             self.pool = nn.AdaptiveAvgPool2d(1)
-            self.pair = nn.Linear(inplanes, len(PAIRS))
-            self.objects = nn.Linear(inplanes, len(COUNTS))
+            self.pair = nn.Linear(inplanes, len(PAIRS) + open_set)
+            self.objects = nn.Linear(inplanes, len(COUNTS) + open_set)
             self.vertices = nn.Linear(inplanes, n_vertex_classes)
             for m in self.modules():
                 if isinstance(m, nn.Conv2d):
@@ -120,17 +130,31 @@ def to_input(images, device: str):
 # Training-time degradations (``--augment``), mild enough that a person still reads every
 # count: JPEG re-encoding of some training images (made once, on the CPU), and per batch a
 # Gaussian blur and Gaussian pixel noise on random subsets (on the device).
+def is_open_set(state: dict[str, Any]) -> bool:
+    """Whether a state dict (or a dict of logits) is an open-set model's: its pair head has the "no pair" class."""
+    pair = state["pair.weight"] if "pair.weight" in state else state["pair"]
+    n = pair.shape[0] if "pair.weight" in state else pair.shape[1]
+    if n not in (len(PAIRS), len(PAIRS) + 1):
+        raise SrmBenchError(f"a pair head of {n} classes: not a counting classifier (45, or 46 with 'no pair')")
+    return n == len(PAIRS) + 1
+
+
 def decode(outputs: dict[str, Any], vmin: int) -> dict[str, np.ndarray]:
-    """Per-image readings from the heads' logits: digits, objects, vertex set, metrics."""
+    """Per-image readings from the heads' logits: digits, objects, vertex set, metrics.
+
+    An open-set model's "no pair" reads as digits (0, 0) and its "no object" as 0 objects; either
+    fails the rule (the digits are 1-9, and a count of 0 never equals a digit).
+    """
+    open_set = is_open_set(outputs)
     pair = outputs["pair"].argmax(1).cpu().numpy()
-    pairs = np.array(PAIRS)[pair]
-    objects = outputs["objects"].argmax(1).cpu().numpy() + 1
+    pairs = np.array(PAIRS + [(0, 0)])[pair]
+    objects = outputs["objects"].argmax(1).cpu().numpy() + (0 if open_set else 1)
     present = (outputs["vertices"] > 0).cpu().numpy()
     consistent = present.sum(1) == 1
     top = outputs["vertices"].argmax(1).cpu().numpy() + vmin  # the head's single best vertex count
     vertices = np.where(consistent, present.argmax(1) + vmin, 0)
     accurate = (np.minimum(pairs[:, 0], pairs[:, 1]) == np.minimum(objects, top)) & (
-        np.maximum(pairs[:, 0], pairs[:, 1]) == np.maximum(objects, top))
+        np.maximum(pairs[:, 0], pairs[:, 1]) == np.maximum(objects, top)) & (pair != NO_PAIR) & (objects > 0)
     bits = (present * (1 << np.arange(present.shape[1]))).sum(1)
     return {"accuracy": accurate, "strict_accuracy": accurate & consistent, "consistency": consistent,
             "digit_a": pairs[:, 0], "digit_b": pairs[:, 1],
@@ -198,8 +222,13 @@ def load_model(shape: str, device: str = "cpu"):
         raise ChecksumError(f"{path}: SHA-256 {digest[:12]}... differs from the pinned {pin['sha256'][:12]}...; "
                             "reinstall srm-bench")
     vmin, vmax = VERTEX_RANGES[shape]
-    model = build_model(vmax - vmin + 1, width=int(pin.get("width", WIDTH)))
-    model.load_state_dict({k: v.float() for k, v in load(data).items()})
+    state = {k: v.float() for k, v in load(data).items()}
+    open_set = is_open_set(state)
+    if open_set != bool(pin.get("open_set", False)):
+        raise SrmBenchError(f"{path}: its heads are {'open' if open_set else 'closed'}-set but its pin in {PINS_FILE.name} "
+                            f"says otherwise; pin the file with the command that trained it")
+    model = build_model(vmax - vmin + 1, width=int(pin.get("width", WIDTH)), open_set=open_set)
+    model.load_state_dict(state)
     model.eval().requires_grad_(False)
     return model.to(device, memory_format=torch.channels_last)
 
@@ -237,7 +266,8 @@ def classify(shape: str, images: np.ndarray, *, device: str = "cpu", batch_size:
 class CountingEvaluator(TaskEvaluator):
     """Scores samples of one counting task with its classifier."""
 
-    version: ClassVar[int] = 2  # 2: accuracy is the paper's rule, strict_accuracy is version 1's accuracy
+    # 2: accuracy is the paper's rule, strict_accuracy is version 1's accuracy; 3: the same with open-set
+    # weights (``open_set`` in the pin), which read "no pair" and "no object" (the version property)
     metrics: ClassVar[dict[str, MetricInfo]] = {
         "accuracy": MetricInfo("rate", True, "{digit a, digit b} == {#objects, #vertices} as read (the paper's rule)"),
         "strict_accuracy": MetricInfo("rate", True, "accuracy and all objects share one vertex count"),
@@ -248,6 +278,11 @@ class CountingEvaluator(TaskEvaluator):
         self.shape = shape
         self.task = f"counting-{shape}"  # type: ignore[misc]
         self.name = f"counting-{shape}-resnet"  # type: ignore[misc]
+
+    @property
+    def version(self) -> int:  # type: ignore[override]
+        pin = _pins().get(f"counting-{self.shape}.safetensors") or {}
+        return 3 if pin.get("open_set") else 2
 
     def weights_sha256(self) -> str | None:
         pin = _pins().get(f"counting-{self.shape}.safetensors")

@@ -3,6 +3,11 @@
 The model, its readings and the weight pins are in counting.py (scoring); this module makes
 classifier-mode images through the task registry, trains one classifier, checks it on the
 canonical test set and writes fp16 weights with their pin.
+
+Open-set training (``--open-set``, evaluator version 3): a share of the training and held-out
+images (``OPEN_SET``) is drawn without both numbers, without one of them, or without objects,
+and labelled "no pair" or "no object", so that the classifier does not have to guess a pair or a
+count that the image does not show (:func:`open_set_items`).
 """
 from __future__ import annotations
 
@@ -21,7 +26,8 @@ from srm_bench.generation import get_generator
 from srm_bench.io import atomic_output, file_sha256, write_json_atomic
 
 from .counting import (
-    LAYERS, MEAN, PINS_FILE, STD, VERTEX_RANGES, WIDTH, build_model, classify, pair_index, to_unit,
+    LAYERS, MEAN, NO_PAIR, PINS_FILE, STD, VERTEX_RANGES, WIDTH, build_model, classify, is_open_set, pair_index,
+    to_unit,
 )
 
 log = logging.getLogger(__name__)
@@ -79,44 +85,84 @@ def degrade_batch(x, gen):
     return (y.reshape(b, c, h, w) + sd[:, None, None, None] * noise).clamp(0.0, 1.0)
 
 
-def labels_of(items: dict[str, np.ndarray], shape: str) -> dict[str, np.ndarray]:
-    """Training targets from a shard's compact items."""
+# Open-set training: the chances that an image is drawn without both numbers, without one of them
+# (either: "no pair"), or without its objects ("no object"; its numbers stay). Exclusive, so every
+# image keeps something drawn.
+OPEN_SET = {"no_numbers_p": 0.10, "one_number_p": 0.10, "no_objects_p": 0.05}
+
+
+def open_set_items(items: dict[str, np.ndarray], seed: int, start: int) -> dict[str, np.ndarray]:
+    """A copy of classifier-mode ``items`` (indices ``start``...) with ``OPEN_SET``'s share of them
+    drawn without numbers (their ``number_radius`` 0: at most one faint pixel is left) or without
+    objects (``n_objects`` 0). Each item's choice comes from its own seeded stream, so the images do
+    not depend on how they are split among workers. ``consistent`` and ``rule_ok`` are updated:
+    an image without objects has no vertex count, and neither kind can meet the rule.
+    """
+    out = {k: v.copy() for k, v in items.items()}
+    p_both, p_one, p_obj = OPEN_SET["no_numbers_p"], OPEN_SET["one_number_p"], OPEN_SET["no_objects_p"]
+    for i in range(len(out["n_objects"])):
+        u, j = np.random.default_rng([seed, 0x0BE75E7, start + i]).random(2)
+        if u < p_both:
+            out["number_radius"][i] = 0
+        elif u < p_both + p_one:
+            out["number_radius"][i, int(j < 0.5)] = 0
+        elif u < p_both + p_one + p_obj:
+            out["n_objects"][i] = 0
+            out["object_vertices"][i] = 0
+            out["consistent"][i] = False
+        else:
+            continue
+        out["rule_ok"][i] = False
+    return out
+
+
+def labels_of(items: dict[str, np.ndarray], shape: str, open_set: bool = False) -> dict[str, np.ndarray]:
+    """Training targets from a shard's compact items.
+
+    ``open_set``: an item with a number at size 0 is labelled ``NO_PAIR``, and the objects target is
+    the count itself (class 0: no object) instead of the count - 1.
+    """
     vmin, vmax = VERTEX_RANGES[shape]
     present = np.zeros((len(items["n_objects"]), vmax - vmin + 1), dtype=np.float32)
     for v in range(vmin, vmax + 1):
         present[:, v - vmin] = (items["object_vertices"] == v).any(1)
-    return {"pair": pair_index(items["numbers"][:, 0], items["numbers"][:, 1]),
-            "objects": items["n_objects"].astype(np.int64) - 1, "vertices": present}
+    pair = pair_index(items["numbers"][:, 0], items["numbers"][:, 1])
+    if open_set:
+        pair = np.where((items["number_radius"] <= 0).any(1), NO_PAIR, pair)
+    return {"pair": pair, "objects": items["n_objects"].astype(np.int64) - (0 if open_set else 1), "vertices": present}
 
 
-def _make_block(args: tuple[str, str, int, str | None, int, int, bool]
+def _make_block(args: tuple[str, str, int, str | None, int, int, bool, bool]
                 ) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
-    shape, split, seed, backgrounds, start, stop, jpeg = args
+    shape, split, seed, backgrounds, start, stop, jpeg, open_set = args
     gen = get_generator(f"counting-{shape}")
     config = gen.make_config(split, seed, mode="classifier", backgrounds=backgrounds)
     items = gen.generate_items(config, {}, start, stop)
+    if open_set:
+        items = open_set_items(items, seed, start)
     images = gen.render(config, {}, items)
     if jpeg:  # per-block stream: the same images whatever the number of workers
         jpeg_some(images, np.random.default_rng([seed, 0x1EC, start]))
-    return images, labels_of(items, shape), items
+    return images, labels_of(items, shape, open_set), items
 
 
 def make_classifier_data(shape: str, split: str, n: int, seed: int, workers: int, backgrounds: str | None = None,
-                         block: int = 1000, jpeg: bool = False
+                         block: int = 1000, jpeg: bool = False, open_set: bool = False
                          ) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
     """``n`` classifier-mode images of ``split`` with their targets and items, made by ``workers`` processes.
 
     ``jpeg``: re-encode a random share of the images as JPEG (training augmentation).
+    ``open_set``: draw ``OPEN_SET``'s share without numbers or objects (:func:`open_set_items`).
     """
     from concurrent.futures import ProcessPoolExecutor
 
-    jobs = [(shape, split, seed, backgrounds, s, min(n, s + block), jpeg) for s in range(0, n, block)]
+    jobs = [(shape, split, seed, backgrounds, s, min(n, s + block), jpeg, open_set) for s in range(0, n, block)]
     images = np.empty((n, 128, 128, 3), dtype=np.uint8)
     targets: dict[str, list[np.ndarray]] = {}
     items: dict[str, list[np.ndarray]] = {}
 
     def collect(results) -> None:
-        for (*_, start, stop, _jpeg), (img, tgt, it) in zip(jobs, results):
+        for (*_, start, stop, _jpeg, _open), (img, tgt, it) in zip(jobs, results):
             images[start:stop] = img
             for k, v in tgt.items():
                 targets.setdefault(k, []).append(v)
@@ -131,20 +177,48 @@ def make_classifier_data(shape: str, split: str, n: int, seed: int, workers: int
     return images, {k: np.concatenate(v) for k, v in targets.items()}, {k: np.concatenate(v) for k, v in items.items()}
 
 
-def head_accuracy(readings: dict[str, np.ndarray], items: dict[str, np.ndarray], shape: str) -> dict[str, float]:
-    """Held-out accuracy of each head (and of the two derived metrics) against the true labels."""
+def head_accuracy(readings: dict[str, np.ndarray], items: dict[str, np.ndarray], shape: str,
+                  open_set: bool = False) -> dict[str, float]:
+    """Held-out accuracy of each head (and of the two derived metrics) against the true labels.
+
+    ``open_set`` (an open-set model on open-set images): also the share of the images without a
+    pair read as "no pair" and of those without objects read as 0 objects.
+    """
     vmin, vmax = VERTEX_RANGES[shape]
-    truth = labels_of(items, shape)
-    got_pair = pair_index(readings["digit_a"], readings["digit_b"])
+    truth = labels_of(items, shape, open_set)
+    no_pair = readings["digit_a"] == 0
+    got_pair = np.where(no_pair, NO_PAIR, pair_index(np.maximum(readings["digit_a"], 1), np.maximum(readings["digit_b"], 1)))
+    got_objects = readings["objects"] - (0 if open_set else 1)
     want_bits = (truth["vertices"].astype(np.int64) * (1 << np.arange(vmax - vmin + 1))).sum(1) << vmin
     consistent = items["consistent"].astype(bool)
-    return {
+    out = {
         "pair": float(np.mean(got_pair == truth["pair"])),
-        "objects": float(np.mean(readings["objects"] - 1 == truth["objects"])),
+        "objects": float(np.mean(got_objects == truth["objects"])),
         "vertices": float(np.mean(readings["vertex_set"] == want_bits)),
         "consistency": float(np.mean(readings["consistency"] == consistent)),
         "accuracy": float(np.mean(readings["strict_accuracy"] == items["rule_ok"].astype(bool))),
     }
+    if open_set:
+        for name, want, got in (("no_pair", truth["pair"] == NO_PAIR, got_pair == NO_PAIR),
+                                ("no_object", truth["objects"] == 0, got_objects == 0)):
+            out[f"{name}_recall"] = float(got[want].mean()) if want.any() else float("nan")
+            out[f"{name}_false"] = float(got[~want].mean()) if (~want).any() else float("nan")
+    return out
+
+
+def widen_heads(state: dict[str, Any]) -> dict[str, Any]:
+    """A closed-set classifier's state dict with open-set heads: the "no pair" row appended to the
+    pair head and the "no object" row put first in the objects head, each with zero weights and a
+    bias 4 below its head's lowest (so the widened model reads every image as before until trained)."""
+    import torch
+
+    out = dict(state)
+    for head, first in (("pair", False), ("objects", True)):
+        w, b = state[f"{head}.weight"], state[f"{head}.bias"]
+        new_w, new_b = torch.zeros_like(w[:1]), (b.min() - 4.0).reshape(1)
+        out[f"{head}.weight"] = torch.cat([new_w, w] if first else [w, new_w])
+        out[f"{head}.bias"] = torch.cat([new_b, b] if first else [b, new_b])
+    return out
 
 
 def _checkpoint_config(shape: str, **kw: Any) -> dict[str, Any]:
@@ -180,7 +254,7 @@ def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_s
                      batch_size: int, lr: float, device: str, workers: int, seed: int,
                      backgrounds: str | None = None, progress: bool = True, checkpoint: Path | None = None,
                      checkpoint_every: float = 120.0, n_canonical: int = 500, augment: bool = False,
-                     init: Path | None = None) -> tuple[Any, dict[str, Any]]:
+                     init: Path | None = None, open_set: bool = False) -> tuple[Any, dict[str, Any]]:
     """Train one classifier on fresh classifier-mode images; return it and a report.
 
     Training images use the train backgrounds (dataset seed ``seed``); the held-out images
@@ -195,7 +269,9 @@ def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_s
 
     ``augment`` degrades training images (``AUGMENT``: JPEG, blur, noise); held-out images
     stay clean. ``init`` starts from a weights file of this task (fine-tuning) instead of
-    a random initialisation.
+    a random initialisation; a closed-set file's heads are widened (:func:`widen_heads`) when
+    ``open_set``. ``open_set``: open-set heads, trained and held out on images of which
+    ``OPEN_SET``'s share lack their numbers or objects (:func:`open_set_items`).
     """
     import torch
     import torch.nn.functional as F
@@ -203,24 +279,34 @@ def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_s
 
     init_sha = file_sha256(Path(init)) if init is not None else None
     config = _checkpoint_config(shape, steps=steps, batch_size=batch_size, lr=lr, seed=seed, n_train=n_train,
-                                backgrounds=backgrounds or "embedded", augment=augment, init=init_sha)
+                                backgrounds=backgrounds or "embedded", augment=augment, init=init_sha,
+                                open_set=open_set)
     # Checkpoint and --init are checked before the images are made, so a bad file fails at once.
     state = _load_checkpoint(Path(checkpoint), config) if checkpoint is not None and Path(checkpoint).exists() else None
     torch.manual_seed(seed)
     vmin, vmax = VERTEX_RANGES[shape]
-    model = build_model(vmax - vmin + 1)
+    model = build_model(vmax - vmin + 1, open_set=open_set)
     if init is not None:
         from safetensors.torch import load_file
 
         try:
-            model.load_state_dict({k: v.float() for k, v in load_file(str(init)).items()})
+            start_state = {k: v.float() for k, v in load_file(str(init)).items()}
+            if is_open_set(start_state) and not open_set:
+                raise SrmBenchError(f"{init}: open-set weights; fine-tune them with --open-set")
+            if open_set and not is_open_set(start_state):
+                start_state = widen_heads(start_state)
+            model.load_state_dict(start_state)
+        except SrmBenchError:
+            raise
         except Exception as e:
             raise SrmBenchError(f"{init}: not weights of the counting-{shape} classifier "
                                 f"({type(e).__name__}); pass a file written by this command") from None
 
     t0 = time.perf_counter()
-    images, targets, _ = make_classifier_data(shape, "train", n_train, seed, workers, backgrounds, jpeg=augment)
-    test_images, _, test_items = make_classifier_data(shape, "test", n_test, seed + 1, workers, backgrounds)
+    images, targets, _ = make_classifier_data(shape, "train", n_train, seed, workers, backgrounds, jpeg=augment,
+                                              open_set=open_set)
+    test_images, _, test_items = make_classifier_data(shape, "test", n_test, seed + 1, workers, backgrounds,
+                                                      open_set=open_set)
     gen_s = time.perf_counter() - t0
     log.info("made %d + %d images in %.1f s", n_train, n_test, gen_s)
 
@@ -305,7 +391,8 @@ def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_s
         "resumed_at_step": start, "augment": AUGMENT if augment else None, "init_sha256": init_sha,
         "train_seconds": round(train_s, 1), "generation_seconds": round(gen_s, 1),
         "device": torch.cuda.get_device_name() if cuda else device,
-        "held_out": head_accuracy(readings, test_items, shape),
+        "held_out": head_accuracy(readings, test_items, shape, open_set),
+        "open_set": OPEN_SET if open_set else None,
         "canonical_test": canonical,
         "backgrounds": backgrounds or "embedded", "width": WIDTH, "layers": list(LAYERS),
         "parameters": sum(p.numel() for p in model.parameters()),
@@ -334,6 +421,7 @@ def save_weights(model: Any, shape: str, out: Path, report: dict[str, Any]) -> d
         save_file(state, str(tmp), metadata={"report": json.dumps(report)})
         tmp.chmod(0o644)
     return {"sha256": file_sha256(path), "bytes": path.stat().st_size, "width": report["width"],
+            "open_set": bool(report.get("open_set")),
             "held_out": report["held_out"], "steps": report["steps"], "steps_done": report["steps_done"]}
 
 
@@ -366,24 +454,32 @@ def make_train_command(shape: str) -> click.Command:
                   help="Degrade training images (JPEG re-encoding, blur, pixel noise) so that samples "
                        "which stray a little from a clean rendering are still read.")
     @click.option("--init", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
-                  help="Start from these weights (fine-tuning) instead of a random initialisation.")
+                  help="Start from these weights (fine-tuning) instead of a random initialisation; with "
+                       "--open-set a closed-set file's heads are widened.")
+    @click.option("--open-set/--closed-set", default=True, show_default=True,
+                  help="Open-set heads (evaluator version 3): 10% of the images drawn without numbers, 10% "
+                       "without one number (both read 'no pair'), 5% without objects (read as 0), so a sample "
+                       "that leaves them out cannot meet the rule. --closed-set: version 2's heads.")
     @click.pass_obj
     def command(obj: dict[str, Any] | None, out: Path, backgrounds: str | None, n_train: int, n_test: int, steps: int, max_seconds: float | None,
                 batch_size: int, lr: float, device: str, workers: int, seed: int, checkpoint: Path | None,
-                checkpoint_every: float, augment: bool, init: Path | None) -> None:
+                checkpoint_every: float, augment: bool, init: Path | None, open_set: bool) -> None:
         """Train the counting-SHAPE classifier from scratch on classifier-mode images.
 
         bf16 autocast and channels-last on CUDA. Prints the held-out accuracy of every
-        head on a fresh split with the test backgrounds. The shipped weights come from the
-        defaults (on one H200: about 90 s to make the images, 600 s of training):
+        head on a fresh split with the test backgrounds. The shipped weights (evaluator
+        version 2, closed-set) came from these options (on one H200: about 90 s to make the
+        images, 600 s of training):
 
         \b
-            srm-bench train-evaluator counting-stars -o evaluators/weights
-            srm-bench train-evaluator counting-polygons -o evaluators/weights
+            srm-bench train-evaluator counting-stars -o evaluators/weights --closed-set
+            srm-bench train-evaluator counting-polygons -o evaluators/weights --closed-set
 
         each run in two parts of at most 10 minutes: first with --max-seconds 300 (stars) or
         330 (polygons), then the same command again, which continued from the checkpoint.
-        evaluators/weights/counting-weights.json records the held-out figures.
+        evaluators/weights/counting-weights.json records the held-out figures. Open-set
+        weights (version 3) can start from them: --init evaluators/weights/counting-stars.safetensors
+        widens the heads and fine-tunes (docs/counting.md).
         """
         for name, v in (("--n-train", n_train), ("--n-test", n_test), ("--steps", steps), ("--batch-size", batch_size),
                         ("--workers", workers)):
@@ -394,7 +490,8 @@ def make_train_command(shape: str) -> click.Command:
         model, report = train_classifier(shape, n_train=n_train, n_test=n_test, steps=steps, max_seconds=max_seconds,
                                          batch_size=batch_size, lr=lr, device=device, workers=workers, seed=seed,
                                          backgrounds=backgrounds, progress=progress, checkpoint=checkpoint,
-                                         checkpoint_every=checkpoint_every, augment=augment, init=init)
+                                         checkpoint_every=checkpoint_every, augment=augment, init=init,
+                                         open_set=open_set)
         if report["steps_done"] < steps:  # a part of the run: keep whatever weights OUT holds
             click.echo(json.dumps(report, indent=2))
             click.echo(f"stopped after {report['steps_done']} of {steps} steps; no weights written; run the same "

@@ -310,6 +310,90 @@ def test_decode_scores_by_the_rule() -> None:
         assert got["vertex_set"][0] == sum(1 << k for k in present)
 
 
+def test_decode_reads_no_pair_and_no_object_as_never_accurate() -> None:
+    """An open-set model's "no pair" (class 45) reads as digits (0, 0) and its "no object" (class 0)
+    as 0 objects; neither meets the rule, whatever the other heads say."""
+    torch = pytest.importorskip("torch")
+
+    def logits(pair: int, objects: int, present: list[int]) -> dict:
+        p, o, v = torch.full((1, 46), -5.0), torch.full((1, 10), -5.0), torch.full((1, 5), -5.0)
+        p[0, pair], o[0, objects] = 5, 5
+        for k in present:
+            v[0, k - 3] = 5
+        return {"pair": p, "objects": o, "vertices": v}
+
+    good = ev.decode(logits(ev.PAIR_INDEX[(3, 4)], 3, [4]), vmin=3)  # 3 squares, digits 3 and 4
+    assert good["accuracy"][0] and good["objects"][0] == 3 and (good["digit_a"][0], good["digit_b"][0]) == (3, 4)
+    none = ev.decode(logits(ev.NO_PAIR, 3, [4]), vmin=3)
+    assert not none["accuracy"][0] and (none["digit_a"][0], none["digit_b"][0]) == (0, 0) and none["consistency"][0]
+    empty = ev.decode(logits(ev.PAIR_INDEX[(3, 4)], 0, []), vmin=3)
+    assert not empty["accuracy"][0] and empty["objects"][0] == 0 and not empty["consistency"][0]
+    # a pair head of another size is no counting classifier
+    with pytest.raises(SrmBenchError, match="pair head of 44 classes"):
+        ev.decode({"pair": torch.zeros(1, 44), "objects": torch.zeros(1, 9), "vertices": torch.zeros(1, 5)}, vmin=3)
+
+
+def test_open_set_items_drop_numbers_or_objects_per_item_and_label_them() -> None:
+    gen, config, items = _items("polygons", 600, split="train", mode="classifier")
+    got = tc.open_set_items(items, 7, 0)
+    assert (items["number_radius"] > 0).all() and (items["n_objects"] > 0).all()  # a copy: the items are kept
+    both = (got["number_radius"] == 0).all(1)
+    one = (got["number_radius"] == 0).sum(1) == 1
+    empty = got["n_objects"] == 0
+    assert not (empty & (both | one)).any()  # exclusive: every image keeps something drawn
+    # the shares OPEN_SET asks for (10%, 10%, 5%), within 4 standard errors on 600 items
+    for hit, p in ((both, 0.10), (one, 0.10), (empty, 0.05)):
+        assert abs(hit.mean() - p) < 4 * (p * (1 - p) / 600) ** 0.5
+    changed = both | one | empty
+    assert not got["rule_ok"][changed].any() and np.array_equal(got["rule_ok"][~changed], items["rule_ok"][~changed])
+    assert not got["consistent"][empty].any() and (got["object_vertices"][empty] == 0).all()
+    labels = tc.labels_of(got, "polygons", open_set=True)
+    assert (labels["pair"][both | one] == ev.NO_PAIR).all() and (labels["pair"][~(both | one)] < ev.NO_PAIR).all()
+    assert (labels["objects"] == got["n_objects"]).all() and (labels["vertices"][empty] == 0).all()
+    # each item's choice is its own: the same whatever block it is made in
+    late = tc.open_set_items({k: v[300:] for k, v in items.items()}, 7, 300)
+    assert all(np.array_equal(late[k], got[k][300:]) for k in got)
+    # rendered: an image without objects holds only its two digits
+    from srm_bench.generators.counting import render_mask
+    i = int(np.flatnonzero(empty)[0])
+    assert render_mask("polygons", got, i).sum() < render_mask("polygons", items, i).sum()
+
+
+def test_widened_heads_read_as_the_closed_set_model_until_trained() -> None:
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    closed = ev.build_model(5, width=4, layers=(1, 1, 1, 1)).eval()
+    wide = ev.build_model(5, width=4, layers=(1, 1, 1, 1), open_set=True).eval()
+    wide.load_state_dict(tc.widen_heads(closed.state_dict()))
+    assert ev.is_open_set(wide.state_dict()) and not ev.is_open_set(closed.state_dict())
+    x = torch.randn(16, 3, 128, 128)
+    with torch.no_grad():
+        a, b = ev.decode(closed(x), vmin=3), ev.decode(wide(x), vmin=3)
+    for k in ("digit_a", "digit_b", "objects", "vertex_set", "accuracy"):
+        assert np.array_equal(a[k], b[k]), k
+    assert (b["objects"] >= 1).all()  # count n is class n in the widened head, class n - 1 in the closed one
+
+
+def test_evaluator_version_follows_the_pin_and_the_pin_must_match_the_heads(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    _needs_weights("stars")
+    assert ev.STARS.version == (3 if json.loads(ev.PINS_FILE.read_text())["counting-stars.safetensors"].get("open_set")
+                                else 2)
+    (tmp_path / "counting-stars.safetensors").write_bytes(ev.weights_path("stars").read_bytes())
+    pins = json.loads(ev.PINS_FILE.read_text())
+    pins["counting-stars.safetensors"]["open_set"] = not pins["counting-stars.safetensors"].get("open_set", False)
+    (tmp_path / "counting-weights.json").write_text(json.dumps(pins))
+    monkeypatch.setattr(ev, "WEIGHTS_DIR", tmp_path)
+    monkeypatch.setattr(ev, "PINS_FILE", tmp_path / "counting-weights.json")
+    assert ev.STARS.version == (3 if pins["counting-stars.safetensors"]["open_set"] else 2)
+    ev.load_model.cache_clear()
+    try:
+        with pytest.raises(SrmBenchError, match="its pin in counting-weights.json says otherwise"):
+            ev.load_model("stars")
+    finally:
+        ev.load_model.cache_clear()
+
+
 def test_evaluator_rejects_wrong_image_shapes() -> None:
     with pytest.raises(SrmBenchError, match=r"\(N, 128, 128, 3\)"):
         ev.classify("stars", np.zeros((2, 64, 64, 3), np.uint8))
@@ -482,6 +566,25 @@ def test_init_starts_from_the_given_weights(tmp_path: Path) -> None:
     save_file({"x": torch.zeros(2)}, str(bad))
     with pytest.raises(SrmBenchError, match="not weights of the counting-stars classifier"):
         tc.train_classifier("stars", **_TINY, init=bad)
+
+
+def test_open_set_fine_tuning_widens_a_closed_set_start_and_pins_version_3(tmp_path: Path) -> None:
+    from safetensors.torch import load_file
+
+    closed, report = tc.train_classifier("stars", **_TINY)
+    assert report["open_set"] is None
+    tc.save_weights(closed, "stars", tmp_path, report)
+    start = tmp_path / "counting-stars.safetensors"
+    assert not ev.is_open_set(load_file(str(start)))
+    tuned, rep = tc.train_classifier("stars", **{**_TINY, "n_train": 40, "n_test": 40}, init=start, open_set=True)
+    assert rep["open_set"] == tc.OPEN_SET and ev.is_open_set(tuned.state_dict())
+    assert {"no_pair_recall", "no_pair_false", "no_object_recall", "no_object_false"} <= rep["held_out"].keys()
+    out = tmp_path / "open"
+    pin = tc.save_weights(tuned, "stars", out, rep)
+    assert pin["open_set"] is True and ev.is_open_set(load_file(str(out / "counting-stars.safetensors")))
+    # open-set weights cannot be fine-tuned closed-set
+    with pytest.raises(SrmBenchError, match="open-set weights; fine-tune them with --open-set"):
+        tc.train_classifier("stars", **_TINY, init=out / "counting-stars.safetensors")
 
 
 def _check_script():
