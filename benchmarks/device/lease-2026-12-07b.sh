@@ -27,7 +27,12 @@
 # docs/img/ and leaderboard/results/ set aside; `bash benchmarks/device/travel_size.sh .whl`):
 #   export T0=$(date +%s); export END=560; export LEASE=2026-12-07b
 #   bash -c 'source benchmarks/device/setup.sh'; bash benchmarks/device/lease-2026-12-07b.sh go
-# Back: $OUT/counting-weights/ (both safetensors and counting-weights.json, 6.8 MB each) and $OUT/lease.txt.
+# or beside o-ch's eager training in the same call (carry [".whl", "runs"], the stars evaluator's weights kept in the
+# tree: 57.7 MiB), one LEASE for both scripts (setup.sh sets a host's runs aside when LEASE changes):
+#   export T0=$(date +%s); export END=560; export LEASE=2026-12-05c; export GRAPH=0; export COMPILE=0; export STOP=54700
+#   export COOLDOWN=10000; bash -c 'source benchmarks/device/setup.sh'
+#   bash benchmarks/device/lease-2026-12-07b.sh go > /tmp/ev3.log 2>&1 & bash benchmarks/device/lease-2026-12-05b.sh go; wait
+# Back: $OUT/counting-weights/ (both safetensors and counting-weights.json, 6.8 MB each) and $OUT/lease-07b.txt.
 source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
 [ "${1:-}" = go ] || { echo "usage: $0 go" >&2; exit 2; }
@@ -48,7 +53,7 @@ for shape in stars polygons; do
   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps({k: r.get(k) for k in \
     ('steps_done', 'train_seconds', 'generation_seconds', 'device', 'held_out', 'canonical_test')}))" $L/$shape.json \
     2>/dev/null || tail -3 $L/$shape.err
-done > $OUT/lease.txt
+done > $OUT/lease-07b.txt
 cp /tmp/ev3/counting-*.safetensors /tmp/ev3/counting-weights.json $OUT/counting-weights/ 2>/dev/null
-cat $OUT/lease.txt
+cat $OUT/lease-07b.txt
 ls -la $OUT/counting-weights
