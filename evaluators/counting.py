@@ -97,8 +97,8 @@ def build_model(n_vertex_classes: int, width: int = WIDTH, layers: tuple[int, ..
                 stages.append(nn.Sequential(*stage))
             self.stages = nn.Sequential(*stages)
             self.pool = nn.AdaptiveAvgPool2d(1)
-            self.pair = nn.Linear(inplanes, len(PAIRS) + open_set)
-            self.objects = nn.Linear(inplanes, len(COUNTS) + open_set)
+            self.pair = nn.Linear(inplanes, len(PAIRS) + int(open_set))
+            self.objects = nn.Linear(inplanes, len(COUNTS) + int(open_set))
             self.vertices = nn.Linear(inplanes, n_vertex_classes)
             for m in self.modules():
                 if isinstance(m, nn.Conv2d):

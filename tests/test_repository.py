@@ -238,14 +238,26 @@ echo "good=$(graph_ok 0 even-pixels good srm 512)"
 echo "good=$(graph_ok 0 even-pixels good srm 512)"
 echo "bad=$(graph_ok 0 even-pixels bad srm 512)"
 echo "bad=$(graph_ok 0 even-pixels bad srm 512)"
+COMPILE=0; echo "eager=$(graph_ok 0 even-pixels good srm 512)"; echo "eager=$(graph_ok 0 even-pixels good srm 512)"
+unset COMPILE
 END=100 T0=$(date +%s); echo "late=$(graph_ok 0 even-pixels late srm 512)"
 """
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
     done = subprocess.run(["bash", "-c", script], cwd=REPO, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["good=1", "good=1", "bad=0", "bad=0", "late=0"]
-    assert count.read_text().split("\n")[:-1] == ["checked good", "checked bad"]  # once a host; none when late
+    assert done.stdout.split() == ["good=1", "good=1", "bad=0", "bad=0", "eager=1", "eager=1", "late=0"]
+    # once a host for each of compiled and eager (COMPILE=0: the step checked as it will train); none when late
+    assert count.read_text().split("\n")[:-1] == ["checked good", "checked bad", "checked good"]
     assert done.stderr.count("the graph check of bad failed") == 1 and "check output" in done.stderr
+    # the check itself compiles the step unless COMPILE=0
+    (bin_dir / "python").write_text(f"#!/bin/bash\necho \"$*\" >> {tmp_path}/args\n")
+    (bin_dir / "python").chmod(0o755)
+    run = f"source benchmarks/device/lease.sh; L={tmp_path}; T0=$(date +%s); END=600; graph_check 0 t p srm 8; " \
+          f"COMPILE=0 graph_check 0 t p srm 8"
+    done = subprocess.run(["bash", "-c", run], cwd=REPO, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    first, second = (tmp_path / "args").read_text().splitlines()
+    assert "--compile" in first.split() and "--compile" not in second.split() and "--preset p" in second
 
 
 def test_train_sh_sets_aside_a_run_folder_behind_its_init(tmp_path: Path) -> None:
