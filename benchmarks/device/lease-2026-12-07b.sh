@@ -27,9 +27,10 @@
 # docs/img/ and leaderboard/results/ set aside; `bash benchmarks/device/travel_size.sh .whl`):
 #   export T0=$(date +%s); export END=560; export LEASE=2026-12-07b
 #   bash -c 'source benchmarks/device/setup.sh'; bash benchmarks/device/lease-2026-12-07b.sh go
-# or beside o-ch's eager training in the same call (carry [".whl", "runs"], the stars evaluator's weights kept in the
-# tree: 57.7 MiB), one LEASE for both scripts (setup.sh sets a host's runs aside when LEASE changes):
-#   export T0=$(date +%s); export END=560; export LEASE=2026-12-05c; export GRAPH=0; export COMPILE=0; export STOP=54700
+# or beside o-ch's eager training (under the graph once its eager check passed) in the same call (carry [".whl",
+# "runs"], the stars evaluator's weights kept in the tree: 57.7 MiB), one LEASE for both scripts (setup.sh sets a
+# host's runs aside when LEASE changes):
+#   export T0=$(date +%s); export END=560; export LEASE=2026-12-05c; export COMPILE=0; export STOP=54700
 #   export COOLDOWN=10000; bash -c 'source benchmarks/device/setup.sh'
 #   bash benchmarks/device/lease-2026-12-07b.sh go > /tmp/ev3.log 2>&1 & bash benchmarks/device/lease-2026-12-05b.sh go; wait
 # Back: $OUT/counting-weights/ (both safetensors and counting-weights.json, 6.8 MB each) and $OUT/lease-07b.txt.
