@@ -33,6 +33,7 @@
 #   export T0=$(date +%s); export END=560; export LEASE=2026-12-05c; export COMPILE=0; export STOP=54700
 #   export COOLDOWN=10000; bash -c 'source benchmarks/device/setup.sh'
 #   bash benchmarks/device/lease-2026-12-07b.sh go > /tmp/ev3.log 2>&1 & bash benchmarks/device/lease-2026-12-05b.sh go; wait
+#   cat /tmp/ev3.log   # the same command in every call of the session: a shape done is skipped, one cut short continues
 # Back: $OUT/counting-weights/ (both safetensors and counting-weights.json, 6.8 MB each) and $OUT/lease-07b.txt.
 source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
