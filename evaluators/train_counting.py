@@ -178,7 +178,7 @@ def make_classifier_data(shape: str, split: str, n: int, seed: int, workers: int
 
 
 def head_accuracy(readings: dict[str, np.ndarray], items: dict[str, np.ndarray], shape: str,
-                  open_set: bool = False) -> dict[str, float]:
+                  open_set: bool = False) -> dict[str, float | None]:
     """Held-out accuracy of each head (and of the two derived metrics) against the true labels.
 
     ``open_set`` (an open-set model on open-set images): also the share of the images without a
@@ -191,7 +191,7 @@ def head_accuracy(readings: dict[str, np.ndarray], items: dict[str, np.ndarray],
     got_objects = readings["objects"] - (0 if open_set else 1)
     want_bits = (truth["vertices"].astype(np.int64) * (1 << np.arange(vmax - vmin + 1))).sum(1) << vmin
     consistent = items["consistent"].astype(bool)
-    out = {
+    out: dict[str, float | None] = {
         "pair": float(np.mean(got_pair == truth["pair"])),
         "objects": float(np.mean(got_objects == truth["objects"])),
         "vertices": float(np.mean(readings["vertex_set"] == want_bits)),
@@ -201,8 +201,8 @@ def head_accuracy(readings: dict[str, np.ndarray], items: dict[str, np.ndarray],
     if open_set:
         for name, want, got in (("no_pair", truth["pair"] == NO_PAIR, got_pair == NO_PAIR),
                                 ("no_object", truth["objects"] == 0, got_objects == 0)):
-            out[f"{name}_recall"] = float(got[want].mean()) if want.any() else float("nan")
-            out[f"{name}_false"] = float(got[~want].mean()) if (~want).any() else float("nan")
+            out[f"{name}_recall"] = float(got[want].mean()) if want.any() else None  # None: no such image held out
+            out[f"{name}_false"] = float(got[~want].mean()) if (~want).any() else None
     return out
 
 
