@@ -113,6 +113,14 @@ def build_model(n_vertex_classes: int, width: int = WIDTH, layers: tuple[int, ..
     return CountingNet()
 
 
+def is_open_set(n_pair_classes: int) -> bool:
+    """Whether a pair head of ``n_pair_classes`` classes (a state dict's ``pair.weight`` rows, or
+    the logits' columns) is an open-set model's, which has the "no pair" class."""
+    if n_pair_classes not in (len(PAIRS), len(PAIRS) + 1):
+        raise SrmBenchError(f"a pair head of {n_pair_classes} classes: not a counting classifier (45, or 46 with 'no pair')")
+    return n_pair_classes == len(PAIRS) + 1
+
+
 def to_unit(images, device: str):
     """uint8 NHWC images (numpy or tensor) -> float32 NCHW in [0, 1] (channels-last) on ``device``."""
     import torch
@@ -130,22 +138,13 @@ def to_input(images, device: str):
 # Training-time degradations (``--augment``), mild enough that a person still reads every
 # count: JPEG re-encoding of some training images (made once, on the CPU), and per batch a
 # Gaussian blur and Gaussian pixel noise on random subsets (on the device).
-def is_open_set(state: dict[str, Any]) -> bool:
-    """Whether a state dict (or a dict of logits) is an open-set model's: its pair head has the "no pair" class."""
-    pair = state["pair.weight"] if "pair.weight" in state else state["pair"]
-    n = pair.shape[0] if "pair.weight" in state else pair.shape[1]
-    if n not in (len(PAIRS), len(PAIRS) + 1):
-        raise SrmBenchError(f"a pair head of {n} classes: not a counting classifier (45, or 46 with 'no pair')")
-    return n == len(PAIRS) + 1
-
-
 def decode(outputs: dict[str, Any], vmin: int) -> dict[str, np.ndarray]:
     """Per-image readings from the heads' logits: digits, objects, vertex set, metrics.
 
     An open-set model's "no pair" reads as digits (0, 0) and its "no object" as 0 objects; either
     fails the rule (the digits are 1-9, and a count of 0 never equals a digit).
     """
-    open_set = is_open_set(outputs)
+    open_set = is_open_set(outputs["pair"].shape[1])
     pair = outputs["pair"].argmax(1).cpu().numpy()
     pairs = np.array(PAIRS + [(0, 0)])[pair]
     objects = outputs["objects"].argmax(1).cpu().numpy() + (0 if open_set else 1)
@@ -223,7 +222,7 @@ def load_model(shape: str, device: str = "cpu"):
                             "reinstall srm-bench")
     vmin, vmax = VERTEX_RANGES[shape]
     state = {k: v.float() for k, v in load(data).items()}
-    open_set = is_open_set(state)
+    open_set = is_open_set(state["pair.weight"].shape[0])
     if open_set != bool(pin.get("open_set", False)):
         raise SrmBenchError(f"{path}: its heads are {'open' if open_set else 'closed'}-set but its pin in {PINS_FILE.name} "
                             f"says otherwise; pin the file with the command that trained it")

@@ -291,9 +291,10 @@ def train_classifier(shape: str, *, n_train: int, n_test: int, steps: int, max_s
 
         try:
             start_state = {k: v.float() for k, v in load_file(str(init)).items()}
-            if is_open_set(start_state) and not open_set:
+            start_open = is_open_set(start_state["pair.weight"].shape[0])
+            if start_open and not open_set:
                 raise SrmBenchError(f"{init}: open-set weights; fine-tune them with --open-set")
-            if open_set and not is_open_set(start_state):
+            if open_set and not start_open:
                 start_state = widen_heads(start_state)
             model.load_state_dict(start_state)
         except SrmBenchError:

@@ -365,7 +365,8 @@ def test_widened_heads_read_as_the_closed_set_model_until_trained() -> None:
     closed = ev.build_model(5, width=4, layers=(1, 1, 1, 1)).eval()
     wide = ev.build_model(5, width=4, layers=(1, 1, 1, 1), open_set=True).eval()
     wide.load_state_dict(tc.widen_heads(closed.state_dict()))
-    assert ev.is_open_set(wide.state_dict()) and not ev.is_open_set(closed.state_dict())
+    assert ev.is_open_set(wide.state_dict()["pair.weight"].shape[0])
+    assert not ev.is_open_set(closed.state_dict()["pair.weight"].shape[0])
     x = torch.randn(16, 3, 128, 128)
     with torch.no_grad():
         a, b = ev.decode(closed(x), vmin=3), ev.decode(wide(x), vmin=3)
@@ -575,13 +576,14 @@ def test_open_set_fine_tuning_widens_a_closed_set_start_and_pins_version_3(tmp_p
     assert report["open_set"] is None
     tc.save_weights(closed, "stars", tmp_path, report)
     start = tmp_path / "counting-stars.safetensors"
-    assert not ev.is_open_set(load_file(str(start)))
+    assert not ev.is_open_set(load_file(str(start))["pair.weight"].shape[0])
     tuned, rep = tc.train_classifier("stars", **{**_TINY, "n_train": 40, "n_test": 40}, init=start, open_set=True)
-    assert rep["open_set"] == tc.OPEN_SET and ev.is_open_set(tuned.state_dict())
+    assert rep["open_set"] == tc.OPEN_SET and ev.is_open_set(tuned.state_dict()["pair.weight"].shape[0])
     assert {"no_pair_recall", "no_pair_false", "no_object_recall", "no_object_false"} <= rep["held_out"].keys()
     out = tmp_path / "open"
     pin = tc.save_weights(tuned, "stars", out, rep)
-    assert pin["open_set"] is True and ev.is_open_set(load_file(str(out / "counting-stars.safetensors")))
+    assert pin["open_set"] is True and ev.is_open_set(
+        load_file(str(out / "counting-stars.safetensors"))["pair.weight"].shape[0])
     # open-set weights cannot be fine-tuned closed-set
     with pytest.raises(SrmBenchError, match="open-set weights; fine-tune them with --open-set"):
         tc.train_classifier("stars", **_TINY, init=out / "counting-stars.safetensors")
