@@ -465,22 +465,22 @@ def make_train_command(shape: str) -> click.Command:
     def command(obj: dict[str, Any] | None, out: Path, backgrounds: str | None, n_train: int, n_test: int, steps: int, max_seconds: float | None,
                 batch_size: int, lr: float, device: str, workers: int, seed: int, checkpoint: Path | None,
                 checkpoint_every: float, augment: bool, init: Path | None, open_set: bool) -> None:
-        """Train the counting-SHAPE classifier from scratch on classifier-mode images.
+        """Train the counting-SHAPE classifier on classifier-mode images, from scratch or --init.
 
         bf16 autocast and channels-last on CUDA. Prints the held-out accuracy of every
         head on a fresh split with the test backgrounds. The shipped weights (evaluator
-        version 2, closed-set) came from these options (on one H200: about 90 s to make the
-        images, 600 s of training):
+        version 3, open-set) are a fine-tune of closed-set version-2 weights (the files
+        at commit 2057c0e, made from scratch with --closed-set: 12,000 steps, ~90 s of
+        images and 600 s of training on one H200, two parts of at most 10 minutes):
 
         \b
-            srm-bench train-evaluator counting-stars -o evaluators/weights --closed-set
-            srm-bench train-evaluator counting-polygons -o evaluators/weights --closed-set
+            git show 2057c0e:evaluators/weights/counting-stars.safetensors > v2-stars.safetensors
+            srm-bench train-evaluator counting-stars -o OUT --init v2-stars.safetensors \\
+                --n-train 200000 --steps 3000 --batch-size 512 --lr 5e-4 --seed 0
 
-        each run in two parts of at most 10 minutes: first with --max-seconds 300 (stars) or
-        330 (polygons), then the same command again, which continued from the checkpoint.
-        evaluators/weights/counting-weights.json records the held-out figures. Open-set
-        weights (version 3) can start from them: --init evaluators/weights/counting-stars.safetensors
-        widens the heads and fine-tunes (docs/counting.md).
+        (about 23 s of images and 390 s of training on one H100; polygons alike).
+        evaluators/weights/counting-weights.json records the held-out figures
+        (docs/counting.md).
         """
         for name, v in (("--n-train", n_train), ("--n-test", n_test), ("--steps", steps), ("--batch-size", batch_size),
                         ("--workers", workers)):
