@@ -415,11 +415,16 @@ def _higher_is_better(frame: pd.DataFrame, metric: str) -> bool:
 
 
 def _mark_best(rows: list[Row], columns: list[Column], frame: pd.DataFrame) -> None:
-    """Bold the best value of each column within each row group (oracles excluded)."""
+    """Bold the best value of each column within each row group (oracles excluded), among the rows
+    scored alike: a best is only named among figures that may be compared (the same evaluator and
+    its weights, dataset and source data), so a row scored by other classifiers is never out-bolded."""
+    def alike(r: Row) -> tuple:
+        return (r.group, *(repr(r.labels.get(f)) for f in COMPARABILITY if f != "n"))
+
     for j, c in enumerate(columns):
         hib = _higher_is_better(frame, c.metric)
-        for group in {r.group for r in rows}:
-            cand = [x for r in rows if r.group == group and (x := r.cells[j]) is not None
+        for group in {alike(r) for r in rows}:
+            cand = [x for r in rows if alike(r) == group and (x := r.cells[j]) is not None
                     and not x.flagged and not x.warned and _model_rank({**r.labels, "provenance": r.group})[0] != 4]
             if len(cand) < 2:
                 continue

@@ -105,6 +105,20 @@ def test_results_beside_the_paper_with_bold_arrows_and_intervals(tmp_path):
     assert list(df[("", "Group")].unique()) == ["Paper (transcribed)", "Submitted"]
 
 
+def test_a_best_is_only_named_among_results_scored_alike(tmp_path):
+    """Bold marks the best of figures that may be compared: results scored by other evaluator
+    weights (a new evaluator version) have their own best, and never lose it to the other's."""
+    d = tmp_path / "res"
+    for name, correct, version, weights in (("v2-high", 400, 2, "aa" * 32), ("v2-low", 300, 2, "aa" * 32),
+                                            ("v3-high", 450, 3, "bb" * 32), ("v3-low", 100, 3, "bb" * 32)):
+        write(d, f"{name}.json", make_result(model=name, correct=correct, l1_mean=None, evaluator_version=version,
+                                             weights_sha=weights))
+    table = build_table(load_frame(default_dirs([d], checkout=False)), LAYOUTS["table1"])
+    acc = [j for j, c in enumerate(table.columns) if (c.group, c.metric) == ("Hard", "accuracy")]
+    bold = {r.labels["model"]: r.cells[acc[0]].bold for r in ours(table)}
+    assert bold == {"v2-high": True, "v2-low": False, "v3-high": True, "v3-low": False}
+
+
 def test_every_row_says_what_its_model_was_trained_on(tmp_path):
     """Images seen and GPU-hours from the result's training record; the paper's rows get
     steps x batch; results without a record get no budget."""
