@@ -135,9 +135,6 @@ def to_input(images, device: str):
     return (to_unit(images, device) - MEAN) / STD
 
 
-# Training-time degradations (``--augment``), mild enough that a person still reads every
-# count: JPEG re-encoding of some training images (made once, on the CPU), and per batch a
-# Gaussian blur and Gaussian pixel noise on random subsets (on the device).
 def decode(outputs: dict[str, Any], vmin: int) -> dict[str, np.ndarray]:
     """Per-image readings from the heads' logits: digits, objects, vertex set, metrics.
 
