@@ -53,6 +53,9 @@ CSV_FIELDS = ["step", "images", "loss", "mse", "vlb", "nll", "cls", "pmse", "ims
 # reads as sharing one vertex count, and the largest share of samples read with one object count (near 1: the
 # samples collapse to one count, as our small Counting SRMs' do to one object); both say whether a network draws the
 # task's objects, which its accuracy on a few samples cannot (docs/baselines.md, "Counting: the capacity race").
+# Counting SRMs also log a "numbers" row (sampler column): the test images given but for the patches their numbers
+# touch, drawn in parallel; its accuracy is the share of images whose two numbers the network writes right when every
+# object is given (_numbers_job; the fifty-eighth session found networks of 2.7-6.1M images writing none).
 EVAL_FIELDS = ["step", "images", "gpu_hours", "split", "sampler", "count", "accuracy", "error", "elapsed_s", "nfe",
                "eta", "consistency", "top_objects"]
 ERROR_SCORES = ("error", "l1")
@@ -252,11 +255,14 @@ def evaluate_model(model: torch.nn.Module, cfg: TrainConfig, device: str, *, cou
             known = np.asarray(ds.items["mask"][indices], dtype=bool).reshape(len(indices), -1)
         # Predicted order with the paper's overlap for the task (Even Pixels: 0.95; without it
         # that task scores ~0 at any stage of training, docs/even-pixels-baselines.md).
-        for name, sampler in eval_samplers(budget, bool(cfg.model.get("classes", 0)), spec.paper_overlap, eta).items():
-            if cfg.baseline == "ddpm" and name != "parallel":
-                continue
+        jobs = [(name, sampler, given, known) for name, sampler in
+                eval_samplers(budget, bool(cfg.model.get("classes", 0)), spec.paper_overlap, eta).items()
+                if cfg.baseline != "ddpm" or name == "parallel"]
+        if cfg.task.startswith("counting-") and cfg.baseline != "ddpm":
+            jobs.append(("numbers", *_numbers_job(cfg, split, indices, budget, eta)))
+        for name, sampler, job_given, job_known in jobs:
             images = sample_images(model, cfg, sampler, indices, seed=0, device=device, batch_size=batch_size,
-                                   given=given, known=known)
+                                   given=job_given, known=job_known)
             scores = evaluator.score(images, reference=ds, index=indices if ds is not None else None)
             row = {"split": split, "sampler": name, "count": len(indices), "accuracy": float(np.mean(scores["accuracy"])),
                    "nfe": sampler.steps, "eta": sampler.eta}
@@ -270,6 +276,22 @@ def evaluate_model(model: torch.nn.Module, cfg: TrainConfig, device: str, *, cou
             rows.append(row)
     model.train(was_training)
     return rows
+
+
+def _numbers_job(cfg: TrainConfig, split: str, indices: np.ndarray, budget: int, eta: float) -> tuple[Any, ...]:
+    """Counting's "numbers" row: the split's canonical images given but for the patches their two numbers
+    touch, which are drawn in parallel (``budget`` NFE, ``eta``): can the network write the count when every
+    object is given? Its accuracy is the share written right (benchmarks/probe_write_count.py asks the same
+    of a weights file)."""
+    from srm_bench.canonical import canonical_dataset
+    from srm_bench.generators.counting import number_patches
+
+    from .schedules import SamplerConfig
+
+    ds = canonical_dataset(cfg.task, split)
+    items = {k: v[indices] for k, v in ds.items.items()}
+    touched = number_patches(items, cfg.model["image_size"], cfg.model["patch_size"])
+    return SamplerConfig(name="parallel", steps=budget, eta=eta), ds.images(indices), ~touched
 
 
 def default_eval_splits(task: str) -> tuple[str, ...]:

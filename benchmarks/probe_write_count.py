@@ -32,27 +32,8 @@ from srm_bench.baselines.inference import load_denoiser, sample_images
 from srm_bench.baselines.schedules import SamplerConfig
 from srm_bench.canonical import canonical_dataset
 from srm_bench.evaluators import counting as ev
-from srm_bench.generators.counting import POLYGONS, STARS
+from srm_bench.generators.counting import POLYGONS, STARS, number_patches
 from srm_bench.stats import wilson_interval
-
-MARGIN_PX = 1.0  # pixels added around each number's disk before the touched patches are chosen
-
-
-def number_masks(items: dict[str, np.ndarray], side: int, patch: int) -> np.ndarray:
-    """(N, P) bool, True where a patch is given: every patch that no number's disk (its radius plus
-    MARGIN_PX, in pixels of the ``side`` image) touches. Positions are fractions of the side, x first."""
-    n, grid = len(items["numbers"]), side // patch
-    lo = np.arange(grid) * patch  # each patch's first pixel; it spans [lo, lo + patch)
-    known = np.ones((n, grid, grid), dtype=bool)
-    for i in range(n):
-        for (x, y), r in zip(items["number_xy"][i] * side, items["number_radius"][i] * side):
-            if r <= 0:
-                continue
-            # the nearest point of each patch to the centre, per axis; touched when within the radius
-            dx = np.clip(x, lo, lo + patch) - x
-            dy = np.clip(y, lo, lo + patch) - y
-            known[i] &= ~(dy[:, None] ** 2 + dx[None, :] ** 2 <= (r + MARGIN_PX) ** 2)
-    return known.reshape(n, grid * grid)
 
 
 def read(shape: str, images: np.ndarray, device: str) -> dict[str, float]:
@@ -106,7 +87,7 @@ def main() -> None:
         images = data.images(slice(0, args.n))
         items = {k: v[: len(images)] for k, v in data.items.items()}
         patch = cfg.model["patch_size"]
-        known = number_masks(items, images.shape[1], patch)
+        known = ~number_patches(items, images.shape[1], patch)  # given: every patch no number touches
         print(f"{w}: {cfg.baseline} {cfg.preset} on {cfg.task}, {record.get('images', 0) / 1e6:.2f}M images; "
               f"{args.sampler}, {args.steps} NFE, eta {args.eta}, n = {len(images)}; "
               f"{(~known).sum(1).mean():.1f} of {known.shape[1]} patches drawn per image")

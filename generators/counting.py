@@ -202,6 +202,29 @@ def render_mask(shape: str, items: dict[str, np.ndarray], i: int) -> np.ndarray:
 
 # ---------------------------------------------------------------------------- colour
 
+NUMBER_MARGIN_PX = 1.0  # pixels added around a number's disk when choosing the patches it touches
+
+
+def number_patches(items: dict[str, np.ndarray], side: int = SIDE, patch: int = 8) -> np.ndarray:
+    """(N, P) bool, True for each patch of the ``side // patch`` grid (row-major) that one of an
+    item's two numbers touches: its disk (``number_radius`` plus NUMBER_MARGIN_PX, in pixels)
+    around ``number_xy`` (fractions of the side, x first). A number at size 0 touches none.
+    Everything the numbers draw lies in these patches (tested), which is what asking a model to
+    write the numbers into an otherwise given image needs (the training gauge's "numbers" row,
+    benchmarks/probe_write_count.py)."""
+    n, grid = len(items["numbers"]), side // patch
+    lo = np.arange(grid) * patch  # each patch's first pixel; it spans [lo, lo + patch)
+    touched = np.zeros((n, grid, grid), dtype=bool)
+    for i in range(n):
+        for (x, y), r in zip(items["number_xy"][i] * side, items["number_radius"][i] * side):
+            if r <= 0:
+                continue
+            dx = np.clip(x, lo, lo + patch) - x  # from the centre to each patch's nearest point, per axis
+            dy = np.clip(y, lo, lo + patch) - y
+            touched[i] |= dy[:, None] ** 2 + dx[None, :] ** 2 <= (r + NUMBER_MARGIN_PX) ** 2
+    return touched.reshape(n, grid * grid)
+
+
 def least_frequent_hue(rgb: np.ndarray, sigma: float = HUE_SIGMA) -> float:
     """The least frequent hue (in turns, 0-1) of a uint8 RGB image.
 

@@ -1277,10 +1277,15 @@ def test_the_gauge_logs_counting_consistency_and_the_top_object_share(monkeypatc
     from srm_bench.baselines.train import EVAL_FIELDS, CsvLog, evaluate_model
     from srm_bench.evaluators.counting import POLYGONS
 
-    monkeypatch.setattr(inference, "sample_images",
-                        lambda model, cfg, sampler, indices, **kw: np.zeros((len(indices), 128, 128, 3), np.uint8))
-    readings = [([1, 1, 1, 3], [True, False, False, False]),  # parallel, then predicted order
-                ([2, 5, 9, 5], [True, True, True, False])]
+    drawn: list = []
+
+    def fake_sample(model, cfg, sampler, indices, **kw):
+        drawn.append((sampler.name, kw.get("given"), kw.get("known")))
+        return np.zeros((len(indices), 128, 128, 3), np.uint8)
+
+    monkeypatch.setattr(inference, "sample_images", fake_sample)
+    readings = [([1, 1, 1, 3], [True, False, False, False]),  # parallel, then predicted order, then "numbers"
+                ([2, 5, 9, 5], [True, True, True, False]), ([2, 5, 1, 4], [True, True, True, True])]
     calls: list = []
 
     def fake_score(images, *, reference, index, **kw):
@@ -1292,9 +1297,19 @@ def test_the_gauge_logs_counting_consistency_and_the_top_object_share(monkeypatc
     monkeypatch.setattr(POLYGONS, "score", fake_score)
     cfg = make_config("counting-polygons", "srm", "tiny")
     rows = evaluate_model(build_model(cfg.arch, cfg.model), cfg, "cpu", count=4, splits=("test",), budget=8)
-    assert calls == [4, 4]
+    assert calls == [4, 4, 4]
     assert [(r["sampler"], r["consistency"], r["top_objects"]) for r in rows] == [("parallel", 0.25, 0.75),
-                                                                               ("predicted", 0.75, 0.5)]
+                                                                               ("predicted", 0.75, 0.5),
+                                                                               ("numbers", 1.0, 0.25)]
+    # "numbers": the first four test images given but for the patches their numbers touch, drawn in parallel
+    from srm_bench.canonical import canonical_dataset
+    from srm_bench.generators.counting import number_patches
+
+    test = canonical_dataset("counting-polygons", "test")
+    (name, given, known), = [d for d in drawn if d[1] is not None]
+    assert name == "parallel" and np.array_equal(given, test.images(np.arange(4)))
+    assert np.array_equal(known, ~number_patches({k: v[:4] for k, v in test.items.items()}))
+    assert 0 < (~known).sum(1).min() and (~known).sum(1).max() < known.shape[1] // 2
     with CsvLog(tmp_path / "eval.csv", EVAL_FIELDS, fresh=True, enabled=True) as log:
         log.write({"step": 1, "accuracy": "0.0", "consistency": f"{rows[0]['consistency']:.4f}"})
     assert next(csv.DictReader(open(tmp_path / "eval.csv")))["consistency"] == "0.2500"

@@ -681,31 +681,23 @@ def test_evaluate_warns_when_the_samples_draw_one_object(tmp_path: Path, caplog:
             assert notes == []
 
 
-def test_write_count_probe_redraws_every_patch_a_number_touches_and_no_other() -> None:
-    """benchmarks/probe_write_count.py: the patches left to the model cover every pixel that the two
-    numbers change (erased at size 0, the rest of the image is the same), and little else."""
-    import importlib.util
-
+def test_number_patches_hold_every_pixel_the_numbers_draw_and_little_else() -> None:
+    """cg.number_patches (the gauge's "numbers" row, benchmarks/probe_write_count.py): the patches it
+    names cover every pixel that the two numbers change (erased at size 0, the rest of the image is the
+    same), and little else."""
     from srm_bench.canonical import canonical_dataset
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "probe_write_count.py"
-    spec = importlib.util.spec_from_file_location("probe_write_count", path)
-    assert spec is not None and spec.loader is not None
-    probe = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probe)
     data, n = canonical_dataset("counting-polygons", "test"), 12
     items = {k: v[:n] for k, v in data.items.items()}
     erased = cg.POLYGONS.render(data.config, {}, {**items, "number_radius": np.zeros_like(items["number_radius"])})
     changed = (data.images(slice(0, n)) != erased).any(-1)  # (n, 128, 128)
-    known = probe.number_masks(items, 128, 8)
-    given_pixels = np.kron(known.reshape(n, 16, 16), np.ones((8, 8), bool))
+    touched = cg.number_patches(items, 128, 8)
+    given_pixels = np.kron(~touched.reshape(n, 16, 16), np.ones((8, 8), bool))
     assert changed.any(axis=(1, 2)).all() and not (changed & given_pixels).any()
-    # x first: the same masks with the axes swapped would leave number pixels in given patches
-    swapped = np.kron(known.reshape(n, 16, 16).transpose(0, 2, 1), np.ones((8, 8), bool))
+    # x first: the same patches with the axes swapped would leave number pixels in given patches
+    swapped = np.kron(~touched.reshape(n, 16, 16).transpose(0, 2, 1), np.ones((8, 8), bool))
     assert (changed & swapped).any()
     # two disks of radius <= 0.155 x 128 px touch at most ~2 x 36 patches of 8x8, and at least one each
-    drawn = (~known).sum(1)
-    assert (drawn >= 2).all() and (drawn <= 80).all()
-    # a number at size 0 (open-set items) leaves its patches given
-    none = probe.number_masks({**items, "number_radius": np.zeros_like(items["number_radius"])}, 128, 8)
-    assert none.all()
+    assert (touched.sum(1) >= 2).all() and (touched.sum(1) <= 80).all()
+    # numbers at size 0 (open-set items) touch nothing
+    assert not cg.number_patches({**items, "number_radius": np.zeros_like(items["number_radius"])}).any()
