@@ -55,7 +55,8 @@ CSV_FIELDS = ["step", "images", "loss", "mse", "vlb", "nll", "cls", "pmse", "ims
 # task's objects, which its accuracy on a few samples cannot (docs/baselines.md, "Counting: the capacity race").
 # Counting SRMs also log a "numbers" row (sampler column): the test images given but for the patches their numbers
 # touch, drawn in parallel; its accuracy is the share of images whose two numbers the network writes right when every
-# object is given (_numbers_job; the fifty-eighth session found networks of 2.7-6.1M images writing none).
+# object is given (_numbers_job; fifty-eighth session, benchmarks/probe_write_count.py: `small-s2` at 2.7M and 6.1M
+# images wrote none right, `half-s2` at 4.9M wrote 16% right).
 EVAL_FIELDS = ["step", "images", "gpu_hours", "split", "sampler", "count", "accuracy", "error", "elapsed_s", "nfe",
                "eta", "consistency", "top_objects"]
 ERROR_SCORES = ("error", "l1")
