@@ -56,7 +56,7 @@ CSV_FIELDS = ["step", "images", "loss", "mse", "vlb", "nll", "cls", "pmse", "ims
 # Counting SRMs also log a "numbers" row (sampler column): the test images given but for the patches their numbers
 # touch, drawn in parallel; its accuracy is the share of images whose two numbers the network writes right when every
 # object is given (_numbers_job; fifty-eighth session, benchmarks/probe_write_count.py: `small-s2` at 2.7M and 6.1M
-# images wrote none right, `half-s2` at 4.9M wrote 16% right).
+# images wrote none right, `half-s2` wrote 3% right at 2.5M images and 16% at 4.9M).
 EVAL_FIELDS = ["step", "images", "gpu_hours", "split", "sampler", "count", "accuracy", "error", "elapsed_s", "nfe",
                "eta", "consistency", "top_objects"]
 ERROR_SCORES = ("error", "l1")
@@ -259,7 +259,7 @@ def evaluate_model(model: torch.nn.Module, cfg: TrainConfig, device: str, *, cou
         jobs = [(name, sampler, given, known) for name, sampler in
                 eval_samplers(budget, bool(cfg.model.get("classes", 0)), spec.paper_overlap, eta).items()
                 if cfg.baseline != "ddpm" or name == "parallel"]
-        if cfg.task.startswith("counting-") and cfg.baseline != "ddpm":
+        if spec.answer_patches and cfg.baseline != "ddpm":
             jobs.append(("numbers", *_numbers_job(cfg, split, indices, budget, eta)))
         for name, sampler, job_given, job_known in jobs:
             images = sample_images(model, cfg, sampler, indices, seed=0, device=device, batch_size=batch_size,
@@ -285,13 +285,14 @@ def _numbers_job(cfg: TrainConfig, split: str, indices: np.ndarray, budget: int,
     object is given? Its accuracy is the share written right (benchmarks/probe_write_count.py asks the same
     of a weights file)."""
     from srm_bench.canonical import canonical_dataset
-    from srm_bench.generators.counting import number_patches
+    from srm_bench.registry import get_task, resolve_entry_point
 
     from .schedules import SamplerConfig
 
     ds = canonical_dataset(cfg.task, split)
     items = {k: v[indices] for k, v in ds.items.items()}
-    touched = number_patches(items, cfg.model["image_size"], cfg.model["patch_size"])
+    answer_patches = resolve_entry_point(str(get_task(cfg.task).answer_patches))  # Counting: the two numbers
+    touched = answer_patches(items, cfg.model["image_size"], cfg.model["patch_size"])
     return SamplerConfig(name="parallel", steps=budget, eta=eta), ds.images(indices), ~touched
 
 

@@ -114,6 +114,9 @@ class TaskSpec:
     graph: str | None = None  # "module:function" -> (P, P) bool torch tensor of dependent patches
     oracle: str | None = None  # "module:attribute" -> click command of ``srm-bench oracle <task>``
     train_evaluator: str | None = None  # "module:attribute" -> click command of ``srm-bench train-evaluator <task>``
+    # "module:function" -> (items, side, patch) -> (N, P) bool: the patches that hold each item's answer (Counting:
+    # the two numbers), for asking a model to draw the answer into an otherwise given image (the training gauge)
+    answer_patches: str | None = None
     # The overlap of the paper's sequential rows where its table says only "+ Overlap" and its
     # text names the value (Even Pixels: 0.95, "a sweet spot"); 0 where its sequential rows have none.
     paper_overlap: float = 0.0
@@ -170,6 +173,7 @@ for _shape in ("polygons", "stars"):
         evaluator=f"srm_bench.evaluators.counting_{_shape}", splits=("train", "test"), test_splits=("test",),
         image_shape=(128, 128, 3), patch_size=8, conditional=False,
         train_evaluator=f"srm_bench.evaluators.train_counting:train_{_shape}",
+        answer_patches="srm_bench.generators.counting:number_patches",
         summary=f"Counting {_shape.capitalize()}: N {_shape} of K vertices each plus the digits N and K"))
 
 

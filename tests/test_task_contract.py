@@ -129,7 +129,7 @@ def test_entry_points_resolve_or_fail_in_one_line() -> None:
 
     assert resolve_entry_point("srm_bench.registry:get_task") is get_task
     for spec in (TASKS.get(t) for t in TASKS.names()):
-        for ref in (spec.graph, spec.oracle, spec.train_evaluator):
+        for ref in (spec.graph, spec.oracle, spec.train_evaluator, spec.answer_patches):
             if ref:
                 assert callable(resolve_entry_point(ref)), ref
     with pytest.raises(SrmBenchError, match="not of the form"):
