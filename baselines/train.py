@@ -260,7 +260,7 @@ def evaluate_model(model: torch.nn.Module, cfg: TrainConfig, device: str, *, cou
                 eval_samplers(budget, bool(cfg.model.get("classes", 0)), spec.paper_overlap, eta).items()
                 if cfg.baseline != "ddpm" or name == "parallel"]
         if spec.answer_patches and cfg.baseline != "ddpm":
-            jobs.append(("numbers", *_numbers_job(cfg, split, indices, budget, eta)))
+            jobs.append(("numbers", *_numbers_job(spec.answer_patches, cfg, split, indices, budget, eta)))
         for name, sampler, job_given, job_known in jobs:
             images = sample_images(model, cfg, sampler, indices, seed=0, device=device, batch_size=batch_size,
                                    given=job_given, known=job_known)
@@ -279,20 +279,20 @@ def evaluate_model(model: torch.nn.Module, cfg: TrainConfig, device: str, *, cou
     return rows
 
 
-def _numbers_job(cfg: TrainConfig, split: str, indices: np.ndarray, budget: int, eta: float) -> tuple[Any, ...]:
-    """Counting's "numbers" row: the split's canonical images given but for the patches their two numbers
-    touch, which are drawn in parallel (``budget`` NFE, ``eta``): can the network write the count when every
-    object is given? Its accuracy is the share written right (benchmarks/probe_write_count.py asks the same
-    of a weights file)."""
+def _numbers_job(answer_patches: str, cfg: TrainConfig, split: str, indices: np.ndarray, budget: int,
+                 eta: float) -> tuple[Any, ...]:
+    """Counting's "numbers" row: the split's canonical images given but for the patches that hold their
+    answer (``answer_patches``, the task's entry point: Counting's two numbers), which are drawn in parallel
+    (``budget`` NFE, ``eta``): can the network write the count when every object is given? Its accuracy is
+    the share written right (benchmarks/probe_write_count.py asks the same of a weights file)."""
     from srm_bench.canonical import canonical_dataset
-    from srm_bench.registry import get_task, resolve_entry_point
+    from srm_bench.registry import resolve_entry_point
 
     from .schedules import SamplerConfig
 
     ds = canonical_dataset(cfg.task, split)
     items = {k: v[indices] for k, v in ds.items.items()}
-    answer_patches = resolve_entry_point(str(get_task(cfg.task).answer_patches))  # Counting: the two numbers
-    touched = answer_patches(items, cfg.model["image_size"], cfg.model["patch_size"])
+    touched = resolve_entry_point(answer_patches)(items, cfg.model["image_size"], cfg.model["patch_size"])
     return SamplerConfig(name="parallel", steps=budget, eta=eta), ds.images(indices), ~touched
 
 
