@@ -131,9 +131,10 @@ def build_partners(results: list[Path], weights_sha: str) -> list[dict]:
 
 
 def build_entry(name: str, weights: Path, results: list[Path], status: str, card: str | None,
-                file: str | None, old: dict | None, date: str,
+                file: str | None, old: dict | None, date: str | None,
                 partners: list[Path] | None = None) -> dict:
-    """The catalogue entry; ``partners`` None keeps the old entry's, [] drops them."""
+    """The catalogue entry; ``partners`` None keeps the old entry's, [] drops them. ``date`` None: the old
+    entry's date when the weights are the same file (new results of old weights), else today."""
     cfg, record = weights_record(weights)
     if not results:
         raise ShipError("name at least one result file of these weights: a shipped model states what it scores")
@@ -150,6 +151,9 @@ def build_entry(name: str, weights: Path, results: list[Path], status: str, card
     if not card:
         raise ShipError(f"{name} is a new entry: give --card (the GPUs it trained on, e.g. 'NVIDIA H200 (4 GPUs)')")
     digest = file_sha256(weights)
+    if date is None:
+        same = old is not None and old.get("sha256") == digest and before.get("date")
+        date = before["date"] if same else dt.datetime.now(dt.timezone.utc).date().isoformat()
     rows = [measured_row(r, digest) for r in results]
     file = file or (old or {}).get("file") or f"{cfg.task}-{cfg.baseline}-{cfg.preset}.safetensors"
     entry = {"file": file, "sha256": digest, "task": cfg.task, "baseline": cfg.baseline,
@@ -173,7 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--card", help="the GPUs it trained on (kept from the old entry if not given and the weights "
                                    "saw at least its images)")
     ap.add_argument("--file", help="file name under baselines/weights/ (default: the old entry's)")
-    ap.add_argument("--date", default=dt.datetime.now(dt.timezone.utc).date().isoformat())
+    ap.add_argument("--date", help="the day the weights were shipped (default: the old entry's date when the weights "
+                                   "are the same file, else today)")
     ap.add_argument("--weights-dir", type=Path, default=ROOT / "baselines" / "weights")
     ap.add_argument("--partner", type=Path, nargs="+", metavar="RESULT",
                     help="result JSONs of a baseline recorded beside this one but not shipped (e.g. the DDPM of the "

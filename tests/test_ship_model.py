@@ -108,6 +108,18 @@ def test_shipping_under_a_new_file_name_pins_it_and_removes_the_old_file(shop, t
     assert others == {k: v for k, v in _catalogue().items() if k != "srm-counting-stars"}
 
 
+def test_new_results_of_the_same_weights_keep_their_date(shop, capsys) -> None:
+    """Re-shipping the very weights (new result rows, e.g. under a new evaluator) does not make them look
+    trained today: without --date the old entry's date stays; an explicit --date still wins."""
+    old = _catalogue()["srm-counting-stars"]
+    args = ["srm-counting-stars", str(shop / old["file"]), *_stars_results()[:1], "--status", "s",
+            "--weights-dir", str(shop), "--dry-run"]
+    assert _module().main(args) == 0
+    assert json.loads(capsys.readouterr().out)["srm-counting-stars"]["trained"]["date"] == old["trained"]["date"]
+    assert _module().main([*args, "--date", "2030-01-01"]) == 0
+    assert json.loads(capsys.readouterr().out)["srm-counting-stars"]["trained"]["date"] == "2030-01-01"
+
+
 def test_a_partner_is_recorded_from_its_results_and_kept_until_dropped(shop, tmp_path, capsys) -> None:
     """--partner: results of weights that do not ship become one partner per weights hash, every figure read from
     them; a later ship without --partner keeps it, --no-partners drops it; the shipped weights' own result and the
