@@ -57,8 +57,10 @@ CSV_FIELDS = ["step", "images", "loss", "mse", "vlb", "nll", "cls", "pmse", "ims
 # touch, drawn in parallel; its accuracy is the share of images whose two numbers the network writes right when every
 # object is given (_numbers_job; fifty-eighth session, benchmarks/probe_write_count.py: `small-s2` at 2.7M and 6.1M
 # images wrote none right, `half-s2` wrote 3% right at 2.5M images and 16% at 4.9M).
+# ``overlap`` (last): the predicted-order row's overlap (blank for parallel rows and in rows logged before it came, in
+# the fifty-ninth session, when Counting's gauge moved from 0 to 0.95: TaskSpec.gauge_overlap).
 EVAL_FIELDS = ["step", "images", "gpu_hours", "split", "sampler", "count", "accuracy", "error", "elapsed_s", "nfe",
-               "eta", "consistency", "top_objects"]
+               "eta", "consistency", "top_objects", "overlap"]
 ERROR_SCORES = ("error", "l1")
 WEIGHTS_FILE = "weights.safetensors"
 WEIGHTS_EMA2_FILE = "weights-ema2.safetensors"  # the second EMA (--ema-decay2)
@@ -228,7 +230,8 @@ def eval_samplers(budget: int = 100, class_head: bool = False, overlap: float = 
 def evaluate_model(model: torch.nn.Module, cfg: TrainConfig, device: str, *, count: int, splits: tuple[str, ...],
                    budget: int = 100, eta: float = 0.0, batch_size: int = 256) -> list[dict[str, Any]]:
     """Sample ``count`` items of each split with :func:`eval_samplers` (``budget`` NFE, ``eta``) and
-    score them with the task's evaluator; one row (split, sampler, count, accuracy, nfe, eta) per pair.
+    score them with the task's evaluator; one row (split, sampler, count, accuracy, nfe, eta; overlap for
+    predicted order) per pair.
 
     Raises:
         SrmBenchError: the task has no evaluator.
@@ -254,10 +257,10 @@ def evaluate_model(model: torch.nn.Module, cfg: TrainConfig, device: str, *, cou
             indices = np.arange(min(count, ds.count))
             given = ds.images(indices)
             known = np.asarray(ds.items["mask"][indices], dtype=bool).reshape(len(indices), -1)
-        # Predicted order with the paper's overlap for the task (Even Pixels: 0.95; without it
-        # that task scores ~0 at any stage of training, docs/even-pixels-baselines.md).
+        # Predicted order with the task's gauge overlap (Even Pixels: the paper's 0.95, without which it scores ~0 at
+        # any stage of training, docs/even-pixels-baselines.md; Counting: 0.95, TaskSpec.gauge_overlap).
         jobs = [(name, sampler, given, known) for name, sampler in
-                eval_samplers(budget, bool(cfg.model.get("classes", 0)), spec.paper_overlap, eta).items()
+                eval_samplers(budget, bool(cfg.model.get("classes", 0)), spec.predicted_gauge_overlap, eta).items()
                 if cfg.baseline != "ddpm" or name == "parallel"]
         if spec.answer_patches and cfg.baseline != "ddpm":
             jobs.append(("numbers", *_numbers_job(spec.answer_patches, cfg, split, indices, budget, eta)))
@@ -267,6 +270,8 @@ def evaluate_model(model: torch.nn.Module, cfg: TrainConfig, device: str, *, cou
             scores = evaluator.score(images, reference=ds, index=indices if ds is not None else None)
             row = {"split": split, "sampler": name, "count": len(indices), "accuracy": float(np.mean(scores["accuracy"])),
                    "nfe": sampler.steps, "eta": sampler.eta}
+            if sampler.name == "sequential":
+                row["overlap"] = sampler.overlap
             err = next((k for k in ERROR_SCORES if k in scores), None)
             if err is not None:
                 row["error"] = float(np.mean(scores[err]))

@@ -1247,6 +1247,7 @@ def test_evaluation_during_training_uses_the_task_overlap(monkeypatch: pytest.Mo
     rows = evaluate_model(model, cfg, "cpu", count=2, splits=("test",), budget=64)
     assert [r["sampler"] for r in rows] == ["parallel", "predicted"]
     assert [(s.name, s.overlap) for s in seen] == [("parallel", 0.0), ("sequential", 0.95)]
+    assert [r.get("overlap") for r in rows] == [None, 0.95]  # eval.csv says which overlap a predicted row had
     assert eval_samplers(100)["predicted"].overlap == 0.0
 
 
@@ -1261,7 +1262,7 @@ def test_the_gauge_samples_at_the_eta_asked_and_logs_its_settings(monkeypatch, t
     seen.clear()
     rows = evaluate_model(model, cfg, "cpu", count=2, splits=("test",), budget=64)
     assert [s.eta for s in seen] == [0.0, 0.0] and {r["eta"] for r in rows} == {0.0}
-    assert EVAL_FIELDS[-4:-2] == ["nfe", "eta"]
+    assert EVAL_FIELDS.index("eta") == EVAL_FIELDS.index("nfe") + 1 and EVAL_FIELDS[-1] == "overlap"
     for bad in ("1.5", "-0.1", "nan"):
         code, err = run_cli(["train", "--baseline", "srm", "--task", "sudoku", "--preset", "tiny", "-o",
                              str(tmp_path / "r"), "--eval-every", "2", "--eval-eta", bad], capsys)
@@ -1284,6 +1285,9 @@ def test_the_gauge_logs_counting_consistency_and_the_top_object_share(monkeypatc
         return np.zeros((len(indices), 128, 128, 3), np.uint8)
 
     monkeypatch.setattr(inference, "sample_images", fake_sample)
+    overlaps: list = []
+    monkeypatch.setattr(inference, "sample_images", lambda m, c, sampler, i, **kw: (
+        overlaps.append((sampler.name, sampler.overlap)), fake_sample(m, c, sampler, i, **kw))[1])
     readings = [([1, 1, 1, 3], [True, False, False, False]),  # parallel, then predicted order, then "numbers"
                 ([2, 5, 9, 5], [True, True, True, False]), ([2, 5, 1, 4], [True, True, True, True])]
     calls: list = []
@@ -1301,6 +1305,9 @@ def test_the_gauge_logs_counting_consistency_and_the_top_object_share(monkeypatc
     assert [(r["sampler"], r["consistency"], r["top_objects"]) for r in rows] == [("parallel", 0.25, 0.75),
                                                                                ("predicted", 0.75, 0.5),
                                                                                ("numbers", 1.0, 0.25)]
+    # predicted order with overlap 0.95: without it the gauge's NFE gives each of the 256 patches one step
+    assert overlaps == [("parallel", 0.0), ("sequential", 0.95), ("parallel", 0.0)]
+    assert [r.get("overlap") for r in rows] == [None, 0.95, None]
     # "numbers": the first four test images given but for the patches their numbers touch, drawn in parallel
     from srm_bench.canonical import canonical_dataset
     from srm_bench.generators.counting import number_patches

@@ -23,6 +23,8 @@
 # capacity race of the thirty-second to thirty-fourth sessions (`small-s2-w`, 7.2M) was judged by accuracy on 64
 # images, at the floor for both arms; it never measured whether the wider network draws better. Since then the
 # in-training gauge logs consistency and the largest one-object-count share (eval.csv: consistency, top_objects).
+# From the sixtieth session (o-ch at 24,700) its predicted-order column runs with overlap 0.95 (TaskSpec.gauge_overlap,
+# eval.csv's `overlap` column): without overlap, 256 NFE gave each patch one step and the column drew no objects.
 # What runs: `o-ch`, preset `half-s2` (the paper's UNet at half width on the 2x2 stem: 19.7M, the widths of the
 # paper's Even Pixels UNet), SRM, Counting Polygons, from scratch with the control's recipe exactly: batch 256, lr
 # 4e-4 constant after the preset's 500-step warm-up, EMA 0.999, seed 0 (the same images in the same order as
