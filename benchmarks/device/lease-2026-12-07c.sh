@@ -28,6 +28,10 @@
 # Simulated on the development CPU (fifty-eighth session) with a stub nvidia-smi, DEVICE=cpu N=2 NFE=256, SETUP_TMP and
 # OUT in /tmp: the version check passed, the five rows were sampled and scored (evaluator version 3 in every result
 # JSON, 4 minutes), and a second run skipped the finished rows.
+# Run in the fifty-ninth session (calls 13-14 of lease 2026-12-05c, one H100; 78-147 s a row beside o-ch's training):
+# five rows, accuracy 0.000-0.002, consistency 0.190 parallel -> 0.460 / 0.476 with overlap 0.95; results in
+# leaderboard/results/baselines/counting-stars-2026-12-07c/, docs/baselines.md "The shipped stars model under
+# evaluator version 3". Done: later sessions run lease-2026-12-05b.sh alone.
 # Back: $OUT/stars-v3.tgz (result JSONs and per-sample CSVs) and $OUT/lease-07c.txt; `tar xzf stars-v3.tgz`.
 source benchmarks/device/setup.sh
 source benchmarks/device/lease.sh
