@@ -1,7 +1,8 @@
 """The in-training gauge (the rows `srm-bench train --eval-every` writes to eval.csv) of saved weights.
 
 Runs the same code on the weights' EMA network: ``count`` test items, seed 0, parallel and predicted order (with the
-task's gauge overlap, the ``overlap`` column) at ``--budget`` NFE and ``--eta`` (train's defaults for a lease: 64, 256, 0). So a run whose eval.csv lacks a column
+task's gauge overlap, the ``overlap`` column) at ``--budget`` NFE and ``--eta`` (train's defaults for a lease: 64,
+256, 0). So a run whose eval.csv lacks a column
 (Counting's ``consistency`` and ``top_objects`` came after the capacity race's control was trained) can be gauged
 again from its kept weights, at the steps the campaign store holds, and set beside a newer run's rows at equal images.
 
