@@ -1281,13 +1281,10 @@ def test_the_gauge_logs_counting_consistency_and_the_top_object_share(monkeypatc
     drawn: list = []
 
     def fake_sample(model, cfg, sampler, indices, **kw):
-        drawn.append((sampler.name, kw.get("given"), kw.get("known")))
+        drawn.append((sampler.name, sampler.overlap, kw.get("given"), kw.get("known")))
         return np.zeros((len(indices), 128, 128, 3), np.uint8)
 
     monkeypatch.setattr(inference, "sample_images", fake_sample)
-    overlaps: list = []
-    monkeypatch.setattr(inference, "sample_images", lambda m, c, sampler, i, **kw: (
-        overlaps.append((sampler.name, sampler.overlap)), fake_sample(m, c, sampler, i, **kw))[1])
     readings = [([1, 1, 1, 3], [True, False, False, False]),  # parallel, then predicted order, then "numbers"
                 ([2, 5, 9, 5], [True, True, True, False]), ([2, 5, 1, 4], [True, True, True, True])]
     calls: list = []
@@ -1306,14 +1303,14 @@ def test_the_gauge_logs_counting_consistency_and_the_top_object_share(monkeypatc
                                                                                ("predicted", 0.75, 0.5),
                                                                                ("numbers", 1.0, 0.25)]
     # predicted order with overlap 0.95: without it the gauge's NFE gives each of the 256 patches one step
-    assert overlaps == [("parallel", 0.0), ("sequential", 0.95), ("parallel", 0.0)]
+    assert [d[:2] for d in drawn] == [("parallel", 0.0), ("sequential", 0.95), ("parallel", 0.0)]
     assert [r.get("overlap") for r in rows] == [None, 0.95, None]
     # "numbers": the first four test images given but for the patches their numbers touch, drawn in parallel
     from srm_bench.canonical import canonical_dataset
     from srm_bench.generators.counting import number_patches
 
     test = canonical_dataset("counting-polygons", "test")
-    (name, given, known), = [d for d in drawn if d[1] is not None]
+    (name, _, given, known), = [d for d in drawn if d[2] is not None]
     assert name == "parallel" and np.array_equal(given, test.images(np.arange(4)))
     assert np.array_equal(known, ~number_patches({k: v[:4] for k, v in test.items.items()}))
     assert 0 < (~known).sum(1).min() and (~known).sum(1).max() < known.shape[1] // 2
