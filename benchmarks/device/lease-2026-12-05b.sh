@@ -16,6 +16,8 @@
 # trained and the rows drawn again at 2.68M images, as registered below.
 # Decided in the fifty-seventh session (call 5, the rows at 2.48M): capacity is the lever by the parallel branch
 # (consistency 0.590, no object count above 22%); o-ch continues to STOP=54700 COOLDOWN=10000 (calls 7-8: to 13,750).
+# Sixtieth session (calls 16-18, o-ch at 31,250): the scoring call at STOP draws Table 3's five SRM rows (lease.sh's
+# COUNT_JOBS now adds random order and random order + overlap 0.95), three at once then two.
 # Why: Table 2's DDPM row was recorded as missed (lease 2026-12-05a), so Counting (Table 3) takes the leases. Our
 # Counting SRMs (`small-s2`, 1.9M parameters; the paper's UNet has 76.8M) do not draw the task: their samples hold
 # blobs and no legible digit, most sequential samples are read as one object, and polygons consistency stays at

@@ -47,7 +47,8 @@
 #                2026-12-05b/c, 2026-12-07): trains it to STOP from its carried weights (FRESH=1: from scratch), seed 0,
 #                compiled unless COMPILE=0, under --cuda-graph once graph_ok passed unless GRAPH=0, COOLDOWN passed as
 #                --cooldown-steps; with SCORE=1 (RESERVE, 240 s, kept free of training) then its 500-image rows at
-#                1000 NFE into RES: predicted order, parallel, predicted order + overlap 0.95, EVAL_PER_GPU (3) at once;
+#                1000 NFE into RES: predicted order, parallel, predicted order + overlap 0.95, random order and random
+#                order + overlap 0.95 (Table 3's five SRM rows; from the sixtieth session), EVAL_PER_GPU (3) at once;
 #                the call's lines in $OUT/lease.txt; count_lease ACTION ... is a lease script's body around it
 T0=${T0:-$(date +%s)}
 NGPU=$(nvidia-smi -L | wc -l)
@@ -198,7 +199,7 @@ count_train() {  # N PRESET BATCH LR EVAL_EVERY
   echo "o-$1 now at step $(wstep $(latest $1)); $(left) s left"
   [ -e /tmp/runs/o-$1/eval.csv ] && tail -4 /tmp/runs/o-$1/eval.csv
 }
-COUNT_JOBS=(:predicted :parallel :predicted@0.95)  # the decisions' row first
+COUNT_JOBS=(:predicted :parallel :predicted@0.95 :random :random@0.95)  # the decisions' row first; Table 3's five
 count_job() {  # J GPU, for deal: COUNT_JOBS[J] of o-$COUNT_RUN into $COUNT_RES
   GPU=$2 timeout $(left) bash benchmarks/device/eval.sh $(latest $COUNT_RUN) $COUNT_RES ${COUNT_JOBS[$1]}
 }
