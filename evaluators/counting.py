@@ -166,6 +166,28 @@ def object_count_shares(objects: np.ndarray) -> np.ndarray:
     return np.array([(objects == n).mean() for n in COUNTS]) if objects.size else np.zeros(len(COUNTS))
 
 
+# Object counts pooled into groups with enough samples each; a group's weight in the standard is its share of the
+# data's counts (N uniform on 1-9), so the standard is "what the consistency would be at the data's object counts".
+OBJECT_GROUPS: tuple[tuple[int, ...], ...] = ((1,), (2,), (3,), (4, 5), (6, 7, 8, 9))
+
+
+def consistency_by_objects(objects: np.ndarray, consistent: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Consistency per object-count group (OBJECT_GROUPS, as the ``objects`` head reads them), the images per group,
+    and the consistency standardised to the data's uniform 1-9 object counts (NaN when a group holds no image).
+
+    More objects are harder to keep at one vertex count, so a sampler that draws fewer objects gains consistency
+    without drawing better; the standardised figure compares samplers at the same object counts. Images read as
+    holding no object are left out of both."""
+    objects, consistent = np.asarray(objects), np.asarray(consistent, bool)
+    if objects.shape != consistent.shape:
+        raise SrmBenchError(f"objects {objects.shape} and consistency {consistent.shape} differ in shape")
+    masks = [np.isin(objects, g) for g in OBJECT_GROUPS]
+    counts = np.array([m.sum() for m in masks])
+    means = np.array([consistent[m].mean() if m.any() else np.nan for m in masks])
+    weights = np.array([len(g) for g in OBJECT_GROUPS]) / len(COUNTS)
+    return means, counts, float((weights * means).sum())
+
+
 def collapse_note(objects: np.ndarray, accuracy: np.ndarray) -> str | None:
     """One line when the evaluator reads one object count in at least COLLAPSE_SHARE of the samples
     (a model that always draws one polygon, a "1" and the polygon's vertex count meets the paper's

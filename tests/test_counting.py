@@ -657,6 +657,30 @@ def test_collapse_note_names_the_count_and_where_the_accuracy_is() -> None:
     assert ev.COUNTS.tolist() == list(range(cg.N_RANGE[0], cg.N_RANGE[1] + 1))  # the head reads what the data holds
 
 
+def test_consistency_by_objects_compares_samplers_at_the_data_s_object_counts() -> None:
+    """Two samplers equally consistent at each object count but drawing different numbers of objects: the raw
+    consistency favours the one that draws fewer, the standardised one does not."""
+    per_group = {1: 1.0, 2: 0.75, 3: 0.5, 4: 0.25, 6: 0.0}  # 4 stands for 4-5, 6 for 6-9
+
+    def draw(counts: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        objects = np.concatenate([np.full(n, k) for k, n in counts.items()])
+        consistent = np.concatenate([np.arange(n) < round(per_group[k] * n) for k, n in counts.items()])
+        return objects, consistent
+
+    few = draw({1: 40, 2: 40, 3: 8, 4: 8, 6: 4})
+    many = draw({1: 4, 2: 8, 3: 8, 4: 40, 6: 40})
+    assert few[1].mean() > 2 * many[1].mean()
+    for objects, consistent in (few, many):
+        means, counts, std = ev.consistency_by_objects(objects, consistent)
+        assert means.tolist() == [1.0, 0.75, 0.5, 0.25, 0.0] and counts.sum() == 100
+        assert std == pytest.approx((1.0 + 0.75 + 0.5 + 2 * 0.25) / 9)
+    # images read as no object stay out; an empty group leaves the standard undefined
+    means, counts, std = ev.consistency_by_objects(np.array([0, 0, 2, 2]), np.array([True, True, True, False]))
+    assert counts.tolist() == [0, 2, 0, 0, 0] and means[1] == 0.5 and np.isnan(std)
+    with pytest.raises(SrmBenchError, match="differ in shape"):
+        ev.consistency_by_objects(np.array([1, 2]), np.array([True]))
+
+
 def test_evaluate_warns_when_the_samples_draw_one_object(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """The paper's rule rewards a model that always draws one polygon, a "1" and its vertex count:
     `evaluate` scores it as usual and says so in one warning; samples with the data's spread pass quietly."""
