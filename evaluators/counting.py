@@ -180,7 +180,7 @@ def consistency_by_objects(objects: np.ndarray, consistent: np.ndarray) -> tuple
     holding no object are left out of both."""
     objects, consistent = np.asarray(objects), np.asarray(consistent, bool)
     if objects.shape != consistent.shape:
-        raise SrmBenchError(f"objects {objects.shape} and consistency {consistent.shape} differ in shape")
+        raise SrmBenchError(f"objects {objects.shape} and consistency {consistent.shape} differ in shape: give one reading of each per sample")
     masks = [np.isin(objects, g) for g in OBJECT_GROUPS]
     counts = np.array([m.sum() for m in masks])
     means = np.array([consistent[m].mean() if m.any() else np.nan for m in masks])
