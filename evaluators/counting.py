@@ -188,6 +188,34 @@ def consistency_by_objects(objects: np.ndarray, consistent: np.ndarray) -> tuple
     return means, counts, float((weights * means).sum())
 
 
+SPREAD_TV = 0.25  # diagnose: object counts this far (total variation) from the data's uniform 1-9
+
+
+def spread_note(objects: np.ndarray, consistent: np.ndarray) -> str | None:
+    """One line when the object counts read in the samples are at least SPREAD_TV (total variation) from the
+    data's uniform 1-9, giving the consistency as drawn beside the one standardised to the data's counts
+    (``consistency_by_objects``), or saying that it cannot be standardised (a group holds no image); else None."""
+    objects = np.asarray(objects)
+    drawn = objects[objects > 0]  # "no object" readings are left out of both figures
+    if not drawn.size:
+        return None
+    tv = 0.5 * float(np.abs(object_count_shares(drawn) - 1 / len(COUNTS)).sum())
+    if tv < SPREAD_TV:
+        return None
+    means, counts, std = consistency_by_objects(objects, consistent)
+    raw = float(np.asarray(consistent, bool)[objects > 0].mean())
+    head = (f"the samples' object counts are far from the data's uniform 1-9 (total variation {tv:.2f}, mean "
+            f"{drawn.mean():.1f} objects against the data's 5.0) and consistency depends on the count: {raw:.3f} on the "
+            "images read as holding objects")
+    groups = ["/".join(map(str, g)) if len(g) < 3 else f"{g[0]}-{g[-1]}" for g in OBJECT_GROUPS]
+    if np.isnan(std):
+        empty = ", ".join(g for g, c in zip(groups, counts, strict=True) if c == 0)
+        return f"{head}, not comparable at the data's counts (no image read as {empty} objects)"
+    return (f"{head}, {std:.3f} at the data's object counts (per group "
+            + ", ".join(f"{g}: {m:.2f}" for g, m in zip(groups, means, strict=True))
+            + "; benchmarks/check_counting_objects.py gives its interval)")
+
+
 def collapse_note(objects: np.ndarray, accuracy: np.ndarray) -> str | None:
     """One line when the evaluator reads one object count in at least COLLAPSE_SHARE of the samples
     (a model that always draws one polygon, a "1" and the polygon's vertex count meets the paper's
@@ -312,6 +340,10 @@ class CountingEvaluator(TaskEvaluator):
 
     def diagnose(self, per_sample: dict[str, np.ndarray]) -> list[str]:
         note = collapse_note(per_sample["objects"], per_sample["accuracy"])
+        return [note] if note else []
+
+    def describe(self, per_sample: dict[str, np.ndarray]) -> list[str]:
+        note = spread_note(per_sample["objects"], per_sample["consistency"])
         return [note] if note else []
 
 

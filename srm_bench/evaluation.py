@@ -62,6 +62,11 @@ class TaskEvaluator(ABC):
         default. ``evaluate`` logs them; they change no metric."""
         return []
 
+    def describe(self, per_sample: dict[str, np.ndarray]) -> list[str]:
+        """Facts about the samples as a whole that help read the metrics without putting them in doubt (each
+        one line); none by default. ``evaluate`` logs them at info level; they change no metric."""
+        return []
+
 
 class Evaluation(NamedTuple):
     """What :func:`evaluate` returns: the result dict (see docs/results.md) and the result JSON
@@ -244,6 +249,8 @@ def evaluate(
     metrics = aggregate(evaluator, per_sample)
     for note in evaluator.diagnose(per_sample):
         log.warning("%s: %s", path, note)
+    for line in evaluator.describe(per_sample):
+        log.info("%s: %s", path, line)
     raw_model = samples.attrs.get("model")
     attrs_model: dict[str, Any] = raw_model if isinstance(raw_model, dict) else {}
     model_ref = dict(attrs_model)

@@ -681,6 +681,28 @@ def test_consistency_by_objects_compares_samplers_at_the_data_s_object_counts() 
         ev.consistency_by_objects(np.array([1, 2]), np.array([True]))
 
 
+def test_spread_note_gives_both_consistencies_when_the_object_counts_are_far_from_the_data_s() -> None:
+    """`evaluate`'s info line (CountingEvaluator.describe): where the samples' object counts are far from the
+    data's uniform 1-9 it gives the consistency as drawn and at the data's counts; the data's spread gets none."""
+    few = (np.repeat([1, 2, 3, 4, 6], [40, 40, 8, 8, 4]),
+           np.concatenate([np.arange(n) < k for n, k in ((40, 40), (40, 30), (8, 4), (8, 2), (4, 0))]))
+    note = ev.spread_note(*few)
+    assert note is not None and "total variation 0.58, mean 2.0 objects" in note
+    assert "0.760 on the images read as holding objects" in note  # 76 of 100 consistent
+    assert f"{(1.0 + 0.75 + 0.5 + 2 * 0.25) / 9:.3f} at the data's object counts" in note
+    assert "1: 1.00, 2: 0.75, 3: 0.50, 4/5: 0.25, 6-9: 0.00" in note
+    # no-object readings count in neither figure; an empty group leaves it not comparable
+    with_none = ev.spread_note(np.concatenate([few[0], np.zeros(50, int)]), np.concatenate([few[1], np.ones(50, bool)]))
+    assert with_none == note
+    gap = ev.spread_note(np.repeat([1, 2, 4, 6], 10), np.ones(40, bool))
+    assert gap is not None and gap.endswith("not comparable at the data's counts (no image read as 3 objects)")
+    uniform = np.tile(ev.COUNTS, 20)
+    assert ev.spread_note(uniform, np.ones(180, bool)) is None
+    assert ev.spread_note(np.zeros(10, int), np.zeros(10, bool)) is None
+    assert ev.CountingEvaluator("polygons").describe({"objects": few[0], "consistency": few[1]}) == [note]
+    assert ev.CountingEvaluator("polygons").diagnose({"objects": uniform, "accuracy": np.ones(180, bool)}) == []
+
+
 def test_evaluate_warns_when_the_samples_draw_one_object(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """The paper's rule rewards a model that always draws one polygon, a "1" and its vertex count:
     `evaluate` scores it as usual and says so in one warning; samples with the data's spread pass quietly."""
@@ -695,14 +717,19 @@ def test_evaluate_warns_when_the_samples_draw_one_object(tmp_path: Path, caplog:
         pick = {k: v[idx] for k, v in items.items()}
         np.savez(tmp_path / f"{name}.npz", arr_0=gen.render(config, {}, pick))
         caplog.clear()
-        with caplog.at_level("WARNING", logger="srm_bench.evaluation"):
+        with caplog.at_level("INFO", logger="srm_bench.evaluation"):
             res = evaluate(tmp_path / f"{name}.npz", task="counting-polygons", split="test", out=None)
         notes = [r.getMessage() for r in caplog.records if "of the samples (the benchmark's" in r.getMessage()]
+        spread = [r for r in caplog.records if "far from the data's uniform 1-9" in r.getMessage()]
         assert res.result["metrics"]["accuracy"]["value"] >= 0.9  # rendered test items: the rule holds
         if warned:
             assert len(notes) == 1 and "reads 1 object in" in notes[0] and notes[0].startswith(str(tmp_path / "one.npz"))
+            # the object counts, far from the data's, also get the info line (not a warning)
+            assert len(spread) == 1 and spread[0].levelname == "INFO"
         else:
             assert notes == []
+            shares = ev.object_count_shares(items["n_objects"][:40])
+            assert 0.5 * np.abs(shares - 1 / 9).sum() < ev.SPREAD_TV and spread == []
 
 
 def test_number_patches_hold_every_pixel_the_numbers_draw_and_little_else() -> None:
