@@ -188,7 +188,7 @@ def consistency_by_objects(objects: np.ndarray, consistent: np.ndarray) -> tuple
     return means, counts, float((weights * means).sum())
 
 
-SPREAD_TV = 0.25  # diagnose: object counts this far (total variation) from the data's uniform 1-9
+SPREAD_TV = 0.25  # describe: object counts this far (total variation) from the data's uniform 1-9
 
 
 def spread_note(objects: np.ndarray, consistent: np.ndarray) -> str | None:
@@ -213,7 +213,7 @@ def spread_note(objects: np.ndarray, consistent: np.ndarray) -> str | None:
         return f"{head}, not comparable at the data's counts (no image read as {empty} objects)"
     return (f"{head}, {std:.3f} at the data's object counts (per group "
             + ", ".join(f"{g}: {m:.2f}" for g, m in zip(groups, means, strict=True))
-            + "; benchmarks/check_counting_objects.py gives its interval)")
+            + "; its interval: benchmarks/check_counting_objects.py in the srm-bench repository)")
 
 
 def collapse_note(objects: np.ndarray, accuracy: np.ndarray) -> str | None:
