@@ -86,7 +86,7 @@ def sample_images(model: torch.nn.Module, cfg: TrainConfig, sampler: SamplerConf
                   seed: int, device: str, batch_size: int = 64, given: np.ndarray | None = None,
                   known: np.ndarray | None = None, progress: bool = False,
                   callback: Callable[[dict[str, Any]], None] | None = None,
-                  partial: Partial | None = None) -> np.ndarray:
+                  partial: Partial | None = None, log_batches: bool = False) -> np.ndarray:
     """Draw one uint8 NHWC sample per entry of ``indices`` (the per-sample seed is (seed, index), so the
     content does not depend on ``batch_size``).
 
@@ -95,6 +95,8 @@ def sample_images(model: torch.nn.Module, cfg: TrainConfig, sampler: SamplerConf
         callback: passed to the sampler for the first batch only.
         partial: where the finished batches are kept (see :class:`Partial`): sampling starts after the
             samples it already holds, and it is brought up to date after every batch.
+        log_batches: log a line at INFO after each batch (samples done, seconds, an estimate of those
+            left): what ``srm-bench sample`` shows where no progress bar is drawn (stderr not a terminal).
 
     Raises:
         SrmBenchError: sampler knobs that do not apply (see SamplerConfig.validate).
@@ -126,6 +128,7 @@ def sample_images(model: torch.nn.Module, cfg: TrainConfig, sampler: SamplerConf
 
     out = np.empty((len(indices), size, size, ch), dtype=np.uint8)
     start = 0 if partial is None else partial.load(out)
+    t0 = time.perf_counter()
     for lo in tqdm(range(start, len(indices), batch_size), disable=not progress, desc="batches"):
         idx = indices[lo:lo + batch_size]
         gens = [torch.Generator(device=dev).manual_seed(sample_seed(seed, int(i))) for i in idx]
@@ -141,6 +144,10 @@ def sample_images(model: torch.nn.Module, cfg: TrainConfig, sampler: SamplerConf
         out[lo:lo + len(idx)] = ((res + 1.0) * 127.5).round().clamp(0, 255).to(torch.uint8).permute(0, 2, 3, 1).cpu().numpy()
         if partial is not None and lo + len(idx) < len(indices):
             partial.save(out, lo + len(idx))
+        if log_batches:
+            done, wall = lo + len(idx), time.perf_counter() - t0
+            log.info("sampled %d of %d (%.0f s; about %.0f s left)", done, len(indices), wall,
+                     wall / (done - start) * (len(indices) - done))
     return out
 
 
@@ -383,7 +390,7 @@ def sample_checkpoint(checkpoint: str | Path, sampler: SamplerConfig, out: str |
             "device": torch.device(device).type})
     images = sample_images(model, cfg, sampler, indices, seed=seed, device=device, batch_size=batch_size,
                            given=given, known=known, progress=progress, callback=callback if callbacks else None,
-                           partial=partial)
+                           partial=partial, log_batches=not progress)
     wall = time.perf_counter() - t0 + (0.0 if partial is None else partial.wall_s)
     n_params = sum(p.numel() for p in model.parameters())
     rec = state.get("record") or state  # the training record (checkpoints of this version, weights files)

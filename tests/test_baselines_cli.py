@@ -1,6 +1,7 @@
 """``srm-bench train`` / ``srm-bench sample``: outputs that evaluate reads, one-line errors for bad input."""
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -228,6 +229,25 @@ def test_sequential_mix_trains_continues_and_is_named_in_the_samples(tmp_path, c
                        "--parallel-mix", "0.5", "--device", "cpu"], capsys)
     assert code == 0
     assert load_checkpoint(tmp_path / "pm" / "last.pt")["config"]["tsampling"]["parallel_mix"] == 0.5
+
+
+def test_sample_without_a_progress_bar_logs_a_line_a_batch(checkpoints, tmp_path, caplog) -> None:
+    """Where no bar is drawn (stderr not a terminal: a log file, nohup), each finished batch says how far the
+    command is; with a bar, no such lines."""
+    from srm_bench.baselines import inference
+    from srm_bench.baselines.schedules import SamplerConfig
+
+    cfg = SamplerConfig(name="parallel", steps=2)
+    with caplog.at_level(logging.INFO, logger=inference.__name__):
+        inference.sample_checkpoint(checkpoints["srm"], cfg, tmp_path / "a.h5", count=5, batch_size=2, device="cpu")
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("sampled ")]
+    assert [m.split(" (")[0] for m in lines] == ["sampled 2 of 5", "sampled 4 of 5", "sampled 5 of 5"]
+    assert lines[-1].endswith("about 0 s left)")
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger=inference.__name__):
+        inference.sample_checkpoint(checkpoints["srm"], cfg, tmp_path / "b.h5", count=5, batch_size=2, device="cpu",
+                                    progress=True)
+    assert not [r for r in caplog.records if r.getMessage().startswith("sampled ")]
 
 
 def test_an_interrupted_sample_continues_where_it_stopped_and_refuses_another_commands_batches(
