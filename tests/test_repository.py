@@ -411,3 +411,31 @@ echo '{{"metrics": {{}}}}'
     assert not Path(first_out).exists() and len(list((tmp_path / "res").glob(".done-*"))) == 1
     code, calls = run()
     assert code == 0 and calls == []
+
+
+def test_eval_sh_takes_a_job_s_own_eta(tmp_path: Path) -> None:
+    """A JOB of benchmarks/device/eval.sh may end in /ETA (`:predicted@0.95/0`): that job samples at its own eta
+    beside jobs at ETA, and its done-mark differs, so both rows are drawn in one call (sixty-third session)."""
+    bin_dir, log = tmp_path / "bin", tmp_path / "calls.log"
+    bin_dir.mkdir()
+    for tool in ("python3", "nvidia-smi"):
+        (bin_dir / tool).write_text("#!/bin/bash\nexit 0\n")
+        (bin_dir / tool).chmod(0o755)
+    (bin_dir / "srm-bench").write_text(f"""#!/bin/bash
+echo "$*" >> {log}
+[ "$2" = sample ] && touch "${{@: -1}}"
+echo '{{"metrics": {{}}}}'
+""")
+    (bin_dir / "srm-bench").chmod(0o755)
+    weights = tmp_path / "w.safetensors"
+    weights.write_bytes(b"weights")
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SETUP_TMP": str(tmp_path / "tmp")}
+    done = subprocess.run(["bash", "benchmarks/device/eval.sh", str(weights), str(tmp_path / "res"),
+                           ":predicted@0.95", ":predicted@0.95/0"], cwd=REPO, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    samples = [c.split() for c in log.read_text().splitlines() if c.split()[1] == "sample"]
+    assert len(samples) == 2
+    for call, eta in zip(samples, ("1", "0")):
+        assert call[call.index("--eta") + 1] == eta and call[call.index("--overlap") + 1] == "0.95"
+        assert "predicted" in call and "predicted@0.95" not in " ".join(call)
+    assert len(list((tmp_path / "res").glob(".done-*"))) == 2

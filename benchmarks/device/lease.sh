@@ -199,7 +199,9 @@ count_train() {  # N PRESET BATCH LR EVAL_EVERY
   echo "o-$1 now at step $(wstep $(latest $1)); $(left) s left"
   [ -e /tmp/runs/o-$1/eval.csv ] && tail -4 /tmp/runs/o-$1/eval.csv
 }
-COUNT_JOBS=(:predicted :parallel :predicted@0.95 :random :random@0.95)  # the decisions' row first; Table 3's five
+COUNT_JOBS=(:predicted :parallel :predicted@0.95 :random :random@0.95 :predicted@0.95/0)  # the decisions' row first;
+# Table 3's five at eta 1, then predicted + overlap 0.95 at eta 0 (the gauge's eta; eta 1 erased more objects on the CPU
+# at step 31,250, docs/baselines.md)
 count_job() {  # J GPU, for deal: COUNT_JOBS[J] of o-$COUNT_RUN into $COUNT_RES
   GPU=$2 timeout $(left) bash benchmarks/device/eval.sh $(latest $COUNT_RUN) $COUNT_RES ${COUNT_JOBS[$1]}
 }
