@@ -22,6 +22,7 @@
 # start costs 90-180 s and every call sent behind it in the same block 15 s, so after one fails send one call at a
 # time and wait out the window `status` names (`none_now`); send the block only once a call has run.
 # Sixty-third session: three single calls, each after the window, found none (271 s); then loans were paused.
+# Sixty-fourth session: loans paused from its start; no call sent.
 # Why: Table 2's DDPM row was recorded as missed (lease 2026-12-05a), so Counting (Table 3) takes the leases. Our
 # Counting SRMs (`small-s2`, 1.9M parameters; the paper's UNet has 76.8M) do not draw the task: their samples hold
 # blobs and no legible digit, most sequential samples are read as one object, and polygons consistency stays at
