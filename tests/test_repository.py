@@ -365,20 +365,28 @@ def test_travel_size_counts_the_tree_and_the_carried_paths(tmp_path: Path) -> No
     assert "runs/big.bin" in over.stdout
 
 
-def test_eval_sh_continues_a_scoring_job_cut_short(tmp_path: Path) -> None:
-    """benchmarks/device/eval.sh names a job's samples file by its settings, so that a rerun on the same host hands
-    `srm-bench sample` the same OUT (whose OUT.partial.npz it continues), scores a samples file that was written
-    before its scoring was cut, and skips a job once scored (fifty-fifth session)."""
-    root, bin_dir, log = tmp_path / "tmp", tmp_path / "bin", tmp_path / "calls.log"
+def _fake_device_tools(tmp_path: Path, srm_bench_body: str) -> tuple[Path, Path, dict[str, str]]:
+    """Stubs for benchmarks/device/eval.sh: python3 and nvidia-smi that succeed, and an `srm-bench` that appends its
+    arguments to the returned log and then runs ``srm_bench_body``; returns (weights file, log, environment)."""
+    bin_dir, log = tmp_path / "bin", tmp_path / "calls.log"
     bin_dir.mkdir()
     for tool in ("python3", "nvidia-smi"):
         (bin_dir / tool).write_text("#!/bin/bash\nexit 0\n")
         (bin_dir / tool).chmod(0o755)
+    (bin_dir / "srm-bench").write_text(f"#!/bin/bash\necho \"$*\" >> {log}\n{srm_bench_body}")
+    (bin_dir / "srm-bench").chmod(0o755)
+    weights = tmp_path / "w.safetensors"
+    weights.write_bytes(b"weights")
+    return weights, log, {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SETUP_TMP": str(tmp_path / "tmp")}
+
+
+def test_eval_sh_continues_a_scoring_job_cut_short(tmp_path: Path) -> None:
+    """benchmarks/device/eval.sh names a job's samples file by its settings, so that a rerun on the same host hands
+    `srm-bench sample` the same OUT (whose OUT.partial.npz it continues), scores a samples file that was written
+    before its scoring was cut, and skips a job once scored (fifty-fifth session)."""
     # sample: the first call is cut after a batch (leaves OUT.partial.npz), a rerun finishes OUT;
     # evaluate: fails while tmp_path/eval-fails exists
-    (bin_dir / "srm-bench").write_text(f"""#!/bin/bash
-echo "$*" >> {log}
-if [ "$2" = sample ]; then
+    weights, log, env = _fake_device_tools(tmp_path, f"""if [ "$2" = sample ]; then
   out=${{@: -1}}
   [ -e "$out.partial.npz" ] && {{ touch "$out"; exit 0; }}
   touch "$out.partial.npz"; exit 1
@@ -386,10 +394,7 @@ fi
 [ -e {tmp_path}/eval-fails ] && exit 1
 echo '{{"metrics": {{}}}}'
 """)
-    (bin_dir / "srm-bench").chmod(0o755)
-    weights = tmp_path / "w.safetensors"
-    weights.write_bytes(b"weights")
-    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SETUP_TMP": str(root), "BATCH": "125"}
+    env["BATCH"] = "125"
 
     def run() -> tuple[int, list[str]]:
         log.write_text("")
@@ -416,20 +421,9 @@ echo '{{"metrics": {{}}}}'
 def test_eval_sh_takes_a_job_s_own_eta(tmp_path: Path) -> None:
     """A JOB of benchmarks/device/eval.sh may end in /ETA (`:predicted@0.95/0`): that job samples at its own eta
     beside jobs at ETA, and its done-mark differs, so both rows are drawn in one call (sixty-third session)."""
-    bin_dir, log = tmp_path / "bin", tmp_path / "calls.log"
-    bin_dir.mkdir()
-    for tool in ("python3", "nvidia-smi"):
-        (bin_dir / tool).write_text("#!/bin/bash\nexit 0\n")
-        (bin_dir / tool).chmod(0o755)
-    (bin_dir / "srm-bench").write_text(f"""#!/bin/bash
-echo "$*" >> {log}
-[ "$2" = sample ] && touch "${{@: -1}}"
-echo '{{"metrics": {{}}}}'
+    weights, log, env = _fake_device_tools(tmp_path, """[ "$2" = sample ] && touch "${@: -1}"
+echo '{"metrics": {}}'
 """)
-    (bin_dir / "srm-bench").chmod(0o755)
-    weights = tmp_path / "w.safetensors"
-    weights.write_bytes(b"weights")
-    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SETUP_TMP": str(tmp_path / "tmp")}
     done = subprocess.run(["bash", "benchmarks/device/eval.sh", str(weights), str(tmp_path / "res"),
                            ":predicted@0.95", ":predicted@0.95/0"], cwd=REPO, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
